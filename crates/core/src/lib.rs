@@ -1,0 +1,16 @@
+//! The pure core of pi-context-guard.
+//!
+//! Everything here is a function of its inputs: no I/O, no clock, no host. The
+//! TypeScript extension reads Pi, calls the classifier and draws; it hands plain
+//! data to these modules (through the `context-guard-wasm` crate) and gets plain
+//! data back. The core is tested natively with `cargo test` and never panics on
+//! any input (see `fuzz/`).
+//!
+//! Sizes are counted in UTF-16 code units, as JavaScript counts them, because
+//! every size here is compared with Pi's (`estimateTokens` is `text.length / 4`).
+
+pub mod tally;
+pub mod text;
+
+/// The version of the core, as built.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

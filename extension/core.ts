@@ -1,0 +1,34 @@
+// The WebAssembly core, loaded synchronously when the extension loads.
+//
+// Every call into the core goes through `callCore`, which turns a trap or a
+// thrown error into a value: an exception never reaches Pi from here.
+import { readFileSync } from "node:fs";
+import * as wasm from "../pkg/context_guard.js";
+
+const started = performance.now();
+wasm.initSync({ module: readFileSync(new URL("../pkg/context_guard_bg.wasm", import.meta.url)) });
+
+/** Milliseconds spent reading, compiling and instantiating the wasm at load. */
+export const coreLoadMs = performance.now() - started;
+
+export type CoreResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Calls a core export and returns its value or the error's message. */
+export function callCore<T>(call: () => T): CoreResult<T> {
+  try {
+    return { ok: true, value: call() };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export interface RoleTally {
+  role: string;
+  messages: number;
+  tokens: number;
+}
+
+export const core = {
+  version: (): string => wasm.version(),
+  tallyByRole: (messages: { role: string; tokens: number }[]): RoleTally[] => wasm.tallyByRole(messages),
+};
