@@ -1,0 +1,94 @@
+// Runs a pass's classifier requests: at most `concurrency` in flight, all of
+// them inside one time budget.
+//
+// When the budget runs out nothing new starts, running requests are aborted,
+// and each is raced against the deadline, so a provider that ignores abort
+// cannot hold up Pi's settling. An answer that comes after the deadline is
+// ignored. Every request ends as answered, error or timeout; the core decides
+// what each means (an unanswered request keeps its content).
+
+/** What Pi's `classify` takes and gives, as far as the pass uses it. */
+export interface ClassifierContext {
+  state: Record<string, unknown>;
+  questions: Record<string, unknown>;
+}
+export interface ClassifierResult {
+  answers?: Record<string, unknown>;
+  usage?: { input?: number; output?: number; cost?: { total?: number } };
+  stopReason?: string;
+  errorMessage?: string;
+}
+export type Classify = (
+  context: ClassifierContext,
+  options: { signal: AbortSignal; timeoutMs: number; maxRetries: number },
+) => Promise<ClassifierResult>;
+
+export type RequestOutcome =
+  | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
+  | { status: "error"; message: string }
+  | { status: "timeout" };
+
+export interface RunResult {
+  outcomes: RequestOutcome[];
+  timedOut: boolean;
+  ms: number;
+}
+
+/** Runs every request; the outcomes are in the order of `requests`. */
+export async function runRequests(
+  requests: ClassifierContext[],
+  classify: Classify,
+  options: { concurrency: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<RunResult> {
+  const started = Date.now();
+  const outcomes: RequestOutcome[] = requests.map(() => ({ status: "timeout" }));
+  const abort = new AbortController();
+  const onParentAbort = () => abort.abort();
+  options.signal?.addEventListener("abort", onParentAbort, { once: true });
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+      resolve("deadline");
+    }, options.timeoutMs);
+  });
+  const aborted = new Promise<"deadline">((resolve) => abort.signal.addEventListener("abort", () => resolve("deadline"), { once: true }));
+
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length && !abort.signal.aborted) {
+      const index = next++;
+      const call = classify(requests[index], { signal: abort.signal, timeoutMs: options.timeoutMs, maxRetries: 1 }).then(
+        (result) => toOutcome(result),
+        (error: unknown) => ({ status: "error", message: error instanceof Error ? error.message : String(error) }) as RequestOutcome,
+      );
+      const settled = await Promise.race([call, deadline, aborted]);
+      if (settled !== "deadline") outcomes[index] = settled;
+    }
+  };
+  try {
+    const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency, requests.length)) }, worker);
+    await Promise.race([Promise.all(workers), deadline, aborted]);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onParentAbort);
+    abort.abort();
+  }
+  return { outcomes, timedOut, ms: Date.now() - started };
+}
+
+function toOutcome(result: ClassifierResult | undefined): RequestOutcome {
+  if (!result || result.stopReason !== "stop") {
+    return { status: "error", message: result?.errorMessage ?? `classifier stopped: ${result?.stopReason ?? "no result"}` };
+  }
+  const input = Number(result.usage?.input);
+  const cost = Number(result.usage?.cost?.total);
+  return {
+    status: "answered",
+    answers: result.answers && typeof result.answers === "object" ? result.answers : {},
+    inputTokens: Number.isFinite(input) ? input : 0,
+    costUsd: Number.isFinite(cost) ? cost : 0,
+  };
+}
