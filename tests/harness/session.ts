@@ -13,8 +13,11 @@ import { agent, ai, type Loose, piVersion, repoRoot } from "./pi.ts";
 
 /** A tool call the scripted model makes. */
 export type Call = { tool: string; args: Record<string, unknown>; id?: string };
-/** One scripted model turn: a text answer, one or more tool calls, or a function of the request. */
-export type Step = string | Call | Call[] | ((request: ProviderRequest) => Loose);
+/**
+ * One scripted model turn: a text answer, one or more tool calls, or a function
+ * of the request that returns one of those (or a whole faux assistant message).
+ */
+export type Step = string | Call | Call[] | ((request: ProviderRequest) => string | Call | Call[] | Loose);
 
 /** What one request to the main model carried. */
 export interface ProviderRequest {
@@ -115,11 +118,12 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
       tools: (context.tools ?? []).map((t: Loose) => ({ name: t.name })),
     };
     requests.push(request);
-    const step = steps.shift();
+    const next = steps.shift();
+    const step = typeof next === "function" ? next(request) : next;
     if (step === undefined) return ai.fauxAssistantMessage("(faux) done");
-    if (typeof step === "function") return step(request);
     if (typeof step === "string") return ai.fauxAssistantMessage(step);
-    const calls = Array.isArray(step) ? step : [step];
+    if (step.role === "assistant") return step;
+    const calls = (Array.isArray(step) ? step : [step]) as Call[];
     return ai.fauxAssistantMessage(
       calls.map((c) => ai.fauxToolCall(c.tool, c.args, { id: c.id ?? `call_${++callCount}` })),
       { stopReason: "toolUse" },
