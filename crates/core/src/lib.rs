@@ -9,6 +9,12 @@
 //! Sizes are counted in UTF-16 code units, as JavaScript counts them, because
 //! every size here is compared with Pi's (`estimateTokens` is `text.length / 4`).
 
+pub mod chunk;
+pub mod decide;
+pub mod entry;
+pub mod render;
+pub mod settings;
+pub mod span;
 pub mod tally;
 pub mod text;
 

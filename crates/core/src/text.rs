@@ -5,8 +5,12 @@
 //! inside a surrogate pair stops before it.
 
 /// Length in UTF-16 code units (JavaScript's `string.length`).
+///
+/// Counted over bytes rather than chars because it runs over every line of a
+/// megabyte output: each byte that starts a character counts 1, and a 4-byte
+/// lead (a character outside the BMP, a surrogate pair in JS) counts 1 more.
 pub fn js_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    s.as_bytes().iter().map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0)).sum()
 }
 
 /// The longest prefix of `s` whose JavaScript length is at most `max`.
@@ -19,6 +23,73 @@ pub fn js_prefix(s: &str, max: usize) -> &str {
         }
     }
     s
+}
+
+/// The longest suffix of `s` whose JavaScript length is at most `max`.
+pub fn js_suffix(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (at, ch) in s.char_indices().rev() {
+        used += ch.len_utf16();
+        if used > max {
+            return s.get(at + ch.len_utf8()..).unwrap_or("");
+        }
+    }
+    s
+}
+
+/// The marker that stands for the middle `clip_middle` cut out.
+pub const CLIP_MARK: &str = "\n[…]\n";
+
+/// `s` cut to at most `max` JavaScript characters, keeping 70% head and the
+/// tail around a `[…]` line (guard.md §2: the start of a question or answer
+/// usually states it, the end usually concludes it).
+///
+/// When `max` is too small to hold the marker the head alone is kept.
+pub fn clip_middle(s: &str, max: usize) -> String {
+    if js_len(s) <= max {
+        return s.to_string();
+    }
+    let mark = js_len(CLIP_MARK);
+    if max <= mark + 1 {
+        return js_prefix(s, max).to_string();
+    }
+    let room = max - mark;
+    let head = room * 7 / 10;
+    let tail = room - head;
+    let mut out = String::with_capacity(max.saturating_mul(2));
+    out.push_str(js_prefix(s, head));
+    out.push_str(CLIP_MARK);
+    out.push_str(js_suffix(s, tail));
+    out
+}
+
+/// A count shown the way the status bar and the notes show sizes: `950`,
+/// `1.2k`, `36.1k`, `1.3M` (one decimal above a thousand, rounded half up).
+pub fn short_count(n: usize) -> String {
+    if n < 1000 {
+        return n.to_string();
+    }
+    let tenths_k = n.saturating_add(50) / 100;
+    if tenths_k < 10_000 {
+        return format!("{}.{}k", tenths_k / 10, tenths_k % 10);
+    }
+    let tenths_m = n.saturating_add(50_000) / 100_000;
+    format!("{}.{}M", tenths_m / 10, tenths_m % 10)
+}
+
+/// The lines of `s` as JavaScript's `s.split("\n")` sees them, except that a
+/// final newline does not start an empty last line. This is the line count
+/// the notes give ("kept 9 of 410 lines").
+pub fn line_count(s: &str) -> usize {
+    if s.is_empty() {
+        return 0;
+    }
+    let newlines = s.as_bytes().iter().filter(|&&b| b == b'\n').count();
+    if s.ends_with('\n') {
+        newlines
+    } else {
+        newlines + 1
+    }
 }
 
 /// One line safe to paint in a terminal, at most `max` JavaScript characters.
@@ -75,6 +146,62 @@ mod tests {
         assert_eq!(js_prefix("a😀b", 3), "a😀");
         assert_eq!(js_prefix("日本語", 2), "日本");
         assert_eq!(js_prefix("abc", 10), "abc");
+    }
+
+    #[test]
+    fn js_len_matches_a_count_over_chars() {
+        for s in ["", "a", "é", "日本語", "😀x😀", "a\u{10FFFF}\u{7FF}\u{800}\u{FFFF}"] {
+            assert_eq!(js_len(s), s.chars().map(char::len_utf16).sum::<usize>(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn js_suffix_never_splits_a_surrogate_pair() {
+        assert_eq!(js_suffix("a😀b", 2), "b");
+        assert_eq!(js_suffix("a😀b", 3), "😀b");
+        assert_eq!(js_suffix("日本語", 2), "本語");
+        assert_eq!(js_suffix("abc", 0), "");
+        assert_eq!(js_suffix("abc", 9), "abc");
+    }
+
+    #[test]
+    fn clip_middle_keeps_head_and_tail_within_the_limit() {
+        assert_eq!(clip_middle("short", 10), "short");
+        let long = format!("{}{}", "h".repeat(100), "t".repeat(100));
+        let clipped = clip_middle(&long, 105);
+        assert_eq!(js_len(&clipped), 105);
+        assert!(clipped.starts_with(&"h".repeat(70)));
+        assert!(clipped.contains("\n[…]\n"));
+        assert!(clipped.ends_with(&"t".repeat(30)));
+        let emoji = "😀".repeat(100);
+        let clipped = clip_middle(&emoji, 51);
+        assert!(js_len(&clipped) <= 51);
+        assert!(clipped.starts_with("😀"));
+        assert!(clipped.ends_with("😀"));
+        assert_eq!(clip_middle("abcdefgh", 3), "abc");
+    }
+
+    #[test]
+    fn short_count_has_one_decimal_above_a_thousand() {
+        assert_eq!(short_count(0), "0");
+        assert_eq!(short_count(999), "999");
+        assert_eq!(short_count(1000), "1.0k");
+        assert_eq!(short_count(1234), "1.2k");
+        assert_eq!(short_count(36_149), "36.1k");
+        assert_eq!(short_count(36_150), "36.2k");
+        assert_eq!(short_count(999_949), "999.9k");
+        assert_eq!(short_count(999_950), "1.0M");
+        assert_eq!(short_count(12_345_678), "12.3M");
+        assert_eq!(short_count(usize::MAX).chars().last(), Some('M'));
+    }
+
+    #[test]
+    fn line_count_ignores_a_final_newline() {
+        assert_eq!(line_count(""), 0);
+        assert_eq!(line_count("a"), 1);
+        assert_eq!(line_count("a\n"), 1);
+        assert_eq!(line_count("a\nb"), 2);
+        assert_eq!(line_count("\n\n"), 2);
     }
 
     #[test]

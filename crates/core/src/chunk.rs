@@ -1,0 +1,658 @@
+//! Splitting one tool output into chunks, and chunks into segments (guard.md §3
+//! "Chunking" and "Segments").
+//!
+//! For: turning an output's text into numbered pieces the classifier can judge
+//! one by one, and grouping the pieces into requests. Not for: what a request
+//! says (`decide`) or how kept and removed pieces read (`render`).
+//!
+//! Chunks are ranges of whole lines of the output and cover it exactly, in
+//! order, so the kept ones can be copied verbatim. Sizes are JavaScript
+//! characters (the classifier's budget and Pi's sizes are counted that way).
+//!
+//! Cost: a megabyte of `grep -C` output over thousands of files must chunk in
+//! a few milliseconds (product.md, "Budgets"), so every step here is linear in
+//! the text: lines are parsed by hand (no regex per line), and the longest
+//! known file name that starts a context line is found with a rolling hash of
+//! the line's prefixes and a hash set of the names, never by scanning the names.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::js_len;
+
+/// The smallest chunk target (§3).
+pub const MIN_TARGET: usize = 800;
+/// About this many chunks per output at most (§3: `ceil(len / 120)`).
+pub const MAX_CHUNKS: usize = 120;
+/// The target's cap for outputs up to about 480k characters (§3); above that
+/// the target grows so the chunk count stays near [`MAX_CHUNKS`].
+pub const CAPPED_TARGET: usize = 4000;
+/// Outputs above this many characters get a target above [`CAPPED_TARGET`].
+pub const CAP_UNTIL: usize = 480_000;
+/// A path longer than this is not taken for a file name: no file system has
+/// longer paths, and it bounds the work per context line.
+pub const MAX_PATH: usize = 1024;
+
+/// A range of whole lines of one output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunk {
+    /// Byte offset of its first line in the output (opaque to the extension).
+    pub start: usize,
+    /// Byte offset after its last line, newline included.
+    pub end: usize,
+    /// Index (0-based) of its first line in the output.
+    pub first_line: usize,
+    /// Number of lines.
+    pub lines: usize,
+    /// JavaScript characters, its final newline included: the chunks' sizes
+    /// add up to the output's.
+    pub chars: usize,
+    /// For grep-style output: the files its lines belong to, in order.
+    pub files: Vec<String>,
+}
+
+/// An output cut into chunks.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunked {
+    /// The output looked like `grep -n` / `rg -n` output and was grouped by file.
+    pub grep: bool,
+    /// The target chunk size used.
+    pub target: usize,
+    pub chunks: Vec<Chunk>,
+}
+
+/// Consecutive chunks sent in one classifier request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Segment {
+    /// Index of its first chunk.
+    pub first: usize,
+    /// Number of chunks.
+    pub count: usize,
+    pub chars: usize,
+    /// A single chunk larger than `maxSegmentChars`: never sent, kept (§3).
+    pub oversize: bool,
+}
+
+/// The target chunk size for an output of `chars` characters (§3):
+/// `max(800, ceil(len / 120))`, capped at 4,000 unless the output exceeds
+/// ~480k characters.
+pub fn target_size(chars: usize) -> usize {
+    let t = MIN_TARGET.max(chars.div_ceil(MAX_CHUNKS));
+    if chars <= CAP_UNTIL {
+        t.min(CAPPED_TARGET)
+    } else {
+        t
+    }
+}
+
+/// The text of a chunk as sent and as kept, without its final newline. `None`
+/// if the range does not fit the text (a plan that came back altered).
+pub fn chunk_text<'a>(text: &'a str, chunk: &Chunk) -> Option<&'a str> {
+    let t = text.get(chunk.start..chunk.end)?;
+    Some(t.strip_suffix('\n').unwrap_or(t))
+}
+
+/// One line of the output.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    /// Before the newline.
+    end: usize,
+    /// After the newline (or the end of the text).
+    next: usize,
+    /// JavaScript characters, newline included.
+    chars: usize,
+}
+
+fn split_lines(text: &str) -> Vec<Line> {
+    let mut out = Vec::with_capacity(text.len() / 40 + 1);
+    let mut pos = 0;
+    while pos < text.len() {
+        let rest = text.get(pos..).unwrap_or("");
+        let (end, next) = match rest.find('\n') {
+            Some(i) => (pos + i, pos + i + 1),
+            None => (text.len(), text.len()),
+        };
+        let body = text.get(pos..end).unwrap_or("");
+        out.push(Line { start: pos, end, next, chars: js_len(body) + usize::from(next > end) });
+        pos = next;
+    }
+    out
+}
+
+/// Cuts an output into chunks (§3).
+pub fn chunk(text: &str) -> Chunked {
+    let lines = split_lines(text);
+    let total: usize = lines.iter().map(|l| l.chars).sum();
+    let target = target_size(total);
+    if let Some(files) = grep_files(text, &lines) {
+        Chunked { grep: true, target, chunks: grep_chunks(text, &lines, &files, target) }
+    } else {
+        Chunked { grep: false, target, chunks: windows(text, &lines, 0, lines.len(), target, &[]) }
+    }
+}
+
+/// Consecutive chunks in segments of at most `max_chars` characters and
+/// `max_chunks` chunks; a chunk larger than `max_chars` is a segment of its
+/// own, marked `oversize` (§3).
+pub fn segments(chunks: &[Chunk], max_chars: usize, max_chunks: usize) -> Vec<Segment> {
+    let max_chunks = max_chunks.max(1);
+    let mut out = Vec::new();
+    let mut cur = Segment { first: 0, count: 0, chars: 0, oversize: false };
+    for (i, c) in chunks.iter().enumerate() {
+        if c.chars > max_chars {
+            if cur.count > 0 {
+                out.push(cur);
+            }
+            out.push(Segment { first: i, count: 1, chars: c.chars, oversize: true });
+            cur = Segment { first: i + 1, count: 0, chars: 0, oversize: false };
+            continue;
+        }
+        if cur.count > 0 && (cur.chars.saturating_add(c.chars) > max_chars || cur.count >= max_chunks) {
+            out.push(cur);
+            cur = Segment { first: i, count: 0, chars: 0, oversize: false };
+        }
+        cur.count += 1;
+        cur.chars = cur.chars.saturating_add(c.chars);
+    }
+    if cur.count > 0 {
+        out.push(cur);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// grep-style output
+
+/// FNV-1a, one byte at a time, so a line's prefixes hash incrementally.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+fn fnv_step(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
+}
+
+/// The file names seen in `path:line:` lines.
+struct Names<'a> {
+    set: HashSet<&'a str>,
+    hashes: HashSet<u64>,
+    max_len: usize,
+}
+
+impl<'a> Names<'a> {
+    fn new() -> Self {
+        Names { set: HashSet::new(), hashes: HashSet::new(), max_len: 0 }
+    }
+
+    fn add(&mut self, name: &'a str) {
+        if self.set.insert(name) {
+            self.hashes.insert(fnv(name.as_bytes()));
+            self.max_len = self.max_len.max(name.len());
+        }
+    }
+
+    /// Byte length of the longest known name that starts `line` followed by
+    /// `-digits-` (a context line of `rg -C`). One pass over at most
+    /// `max_len + 1` bytes of the line, whatever the number of names, so
+    /// `2024-05-01-post.md-12-` finds `2024-05-01-post.md`, not `2024`.
+    fn context_prefix(&self, line: &str, found: &mut Vec<usize>) -> Option<usize> {
+        let bytes = line.as_bytes();
+        let limit = bytes.len().min(self.max_len.saturating_add(1));
+        found.clear();
+        let mut h = FNV_OFFSET;
+        for (p, &b) in bytes.iter().enumerate().take(limit) {
+            // `h` is the hash of bytes[..p] here.
+            if b == b'-' && p > 0 && self.hashes.contains(&h) && dash_digits_dash(bytes, p) {
+                found.push(p);
+            }
+            h = fnv_step(h, b);
+        }
+        // Longest first; the hash only proposes, the set decides.
+        found.iter().rev().copied().find(|&p| line.get(..p).is_some_and(|name| self.set.contains(name)))
+    }
+}
+
+/// `bytes[at..]` starts with `-`, one or more digits, `-`.
+fn dash_digits_dash(bytes: &[u8], at: usize) -> bool {
+    let digits = bytes.get(at + 1..).unwrap_or(&[]).iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && bytes.get(at + 1 + digits) == Some(&b'-')
+}
+
+/// A plausible path: not empty, not too long, no spaces or control
+/// characters, not only digits (so a timestamp's `12:30:45` is no path).
+fn plausible_path(p: &[u8]) -> bool {
+    !p.is_empty()
+        && p.len() <= MAX_PATH
+        && p.iter().all(|&b| b > b' ' && b != 0x7f)
+        && !p.iter().all(u8::is_ascii_digit)
+}
+
+/// Byte length of the path of a `path:line:` line: the text before the first
+/// `:digits:`, if that is a plausible path.
+fn match_prefix(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut from = 0;
+    while let Some(off) = bytes.get(from..)?.iter().position(|&b| b == b':') {
+        let colon = from + off;
+        if colon > MAX_PATH {
+            return None;
+        }
+        let digits = bytes.get(colon + 1..).unwrap_or(&[]).iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && bytes.get(colon + 1 + digits) == Some(&b':') {
+            return plausible_path(bytes.get(..colon)?).then_some(colon);
+        }
+        from = colon + 1;
+    }
+    None
+}
+
+fn is_blank_or_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t == "--"
+}
+
+/// The file of each line if the output is grep-style, else `None`.
+///
+/// grep-style (§3): at least 3 non-empty lines (ignoring `--`) and at least
+/// 60% of them are `path:line:` matches or `path-line-` context lines. A
+/// context line belongs to the longest file name seen in any match line of
+/// the output: all of them, not only earlier ones, because `rg -C` prints the
+/// context before a file's first match ahead of that match.
+fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<Vec<Option<&'a str>>> {
+    let line_str = |l: &Line| text.get(l.start..l.end).unwrap_or("");
+    let matches: Vec<Option<usize>> = lines
+        .iter()
+        .map(|l| {
+            let s = line_str(l);
+            if is_blank_or_separator(s) {
+                None
+            } else {
+                match_prefix(s)
+            }
+        })
+        .collect();
+    let mut names = Names::new();
+    let mut match_lines: HashMap<&str, u32> = HashMap::new();
+    for (l, m) in lines.iter().zip(&matches) {
+        if let Some(name) = m.and_then(|len| line_str(l).get(..len)) {
+            names.add(name);
+            let n = match_lines.entry(name).or_insert(0);
+            *n = n.saturating_add(1);
+        }
+    }
+    if names.set.is_empty() {
+        return None;
+    }
+    let mut files = Vec::with_capacity(lines.len());
+    let (mut nonempty, mut greppy) = (0usize, 0usize);
+    let mut found = Vec::new();
+    for (l, m) in lines.iter().zip(&matches) {
+        let s = line_str(l);
+        if is_blank_or_separator(s) {
+            files.push(None);
+            continue;
+        }
+        nonempty += 1;
+        // A context line is tried first: its content may hold `:12:` (an ISO
+        // timestamp in a log), which must not make it a match line. The
+        // "path" such a line yields holds its line number, so it is unique;
+        // a path seen in two match lines is a real file, and a longer one wins
+        // (files `v2024` and `v2024-05-01-post.md`).
+        let context = names.context_prefix(s, &mut found);
+        let len = match (context, *m) {
+            (Some(c), Some(m_len))
+                if m_len > c && s.get(..m_len).and_then(|p| match_lines.get(p)).is_some_and(|&n| n >= 2) =>
+            {
+                Some(m_len)
+            }
+            (Some(c), _) => Some(c),
+            (None, m) => m,
+        };
+        if len.is_some() {
+            greppy += 1;
+        }
+        files.push(len.and_then(|n| s.get(..n)));
+    }
+    (nonempty >= 3 && greppy.saturating_mul(10) >= nonempty.saturating_mul(6)).then_some(files)
+}
+
+/// A run of lines of one file (or of none, before the first file).
+struct Group {
+    first: usize,
+    end: usize,
+    file: Option<u32>,
+    chars: usize,
+}
+
+fn grep_chunks(text: &str, lines: &[Line], files: &[Option<&str>], target: usize) -> Vec<Chunk> {
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, (line, file)) in lines.iter().zip(files).enumerate() {
+        let id = file.map(|f| {
+            *ids.entry(f).or_insert_with(|| {
+                names.push(f);
+                u32::try_from(names.len() - 1).unwrap_or(u32::MAX)
+            })
+        });
+        match groups.last_mut() {
+            // Separators, blanks and unmatched lines stay with the current group.
+            Some(g) if id.is_none() || g.file == id => {
+                g.end = i + 1;
+                g.chars += line.chars;
+            }
+            // Lines before the first file join it.
+            Some(g) if g.file.is_none() => {
+                g.file = id;
+                g.end = i + 1;
+                g.chars += line.chars;
+            }
+            _ => groups.push(Group { first: i, end: i + 1, file: id, chars: line.chars }),
+        }
+    }
+    let name_of = |id: Option<u32>| id.and_then(|i| names.get(i as usize)).map(|n| n.to_string());
+
+    let mut out = Vec::new();
+    let small = target / 4;
+    let merged_max = target / 2;
+    // Small groups waiting to be merged: (first line, end line, chars, files).
+    let mut pending: Option<(usize, usize, usize, Vec<String>)> = None;
+    for g in &groups {
+        if g.chars < small {
+            match &mut pending {
+                Some((_, end, chars, files)) if chars.saturating_add(g.chars) <= merged_max => {
+                    *end = g.end;
+                    *chars += g.chars;
+                    files.extend(name_of(g.file));
+                }
+                _ => {
+                    if let Some(p) = pending.take() {
+                        out.push(make_chunk(lines, p.0, p.1, p.3));
+                    }
+                    pending = Some((g.first, g.end, g.chars, name_of(g.file).into_iter().collect()));
+                }
+            }
+            continue;
+        }
+        if let Some(p) = pending.take() {
+            out.push(make_chunk(lines, p.0, p.1, p.3));
+        }
+        let files: Vec<String> = name_of(g.file).into_iter().collect();
+        if g.chars.saturating_mul(2) > target.saturating_mul(3) {
+            // Windows of one large group each still name its file.
+            out.extend(windows(text, lines, g.first, g.end, target, &files));
+        } else {
+            out.push(make_chunk(lines, g.first, g.end, files));
+        }
+    }
+    if let Some(p) = pending.take() {
+        out.push(make_chunk(lines, p.0, p.1, p.3));
+    }
+    out
+}
+
+fn make_chunk(lines: &[Line], first: usize, end: usize, files: Vec<String>) -> Chunk {
+    let part = lines.get(first..end).unwrap_or(&[]);
+    Chunk {
+        start: part.first().map_or(0, |l| l.start),
+        end: part.last().map_or(0, |l| l.next),
+        first_line: first,
+        lines: part.len(),
+        chars: part.iter().map(|l| l.chars).sum(),
+        files,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// plain output
+
+/// Windows of about `target` characters over lines `first..end` (§3): when a
+/// window is full and a blank line fell in its last 40%, it ends after that
+/// blank line; a single line longer than the target is a chunk of its own.
+fn windows(text: &str, lines: &[Line], first: usize, end: usize, target: usize, files: &[String]) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut win_first = first;
+    let mut win_chars = 0usize;
+    // The last blank line of the window, and the window's size through it.
+    let mut last_blank: Option<(usize, usize)> = None;
+    let chunk = |a: usize, b: usize| make_chunk(lines, a, b, files.to_vec());
+    for i in first..end {
+        let Some(line) = lines.get(i) else { break };
+        if line.chars > target {
+            if i > win_first {
+                out.push(chunk(win_first, i));
+            }
+            out.push(chunk(i, i + 1));
+            win_first = i + 1;
+            win_chars = 0;
+            last_blank = None;
+            continue;
+        }
+        if win_chars > 0 && win_chars.saturating_add(line.chars) > target {
+            match last_blank {
+                Some((b, through)) if through.saturating_mul(10) >= target.saturating_mul(6) => {
+                    out.push(chunk(win_first, b + 1));
+                    win_first = b + 1;
+                    win_chars = win_chars.saturating_sub(through);
+                }
+                _ => {
+                    out.push(chunk(win_first, i));
+                    win_first = i;
+                    win_chars = 0;
+                }
+            }
+            last_blank = None;
+        }
+        win_chars = win_chars.saturating_add(line.chars);
+        if text.get(line.start..line.end).is_some_and(|s| s.trim().is_empty()) {
+            last_blank = Some((i, win_chars));
+        }
+    }
+    if win_first < end {
+        out.push(chunk(win_first, end));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts<'a>(text: &'a str, c: &Chunked) -> Vec<&'a str> {
+        c.chunks.iter().map(|k| chunk_text(text, k).unwrap()).collect()
+    }
+
+    /// Chunks cover the text exactly, in order, with consistent counts.
+    fn check_cover(text: &str, c: &Chunked) {
+        let mut pos = 0;
+        let mut line = 0;
+        let mut chars = 0;
+        for k in &c.chunks {
+            assert_eq!(k.start, pos);
+            assert_eq!(k.first_line, line);
+            assert!(k.end > k.start);
+            let t = text.get(k.start..k.end).unwrap();
+            assert_eq!(js_len(t), k.chars);
+            assert_eq!(crate::text::line_count(t), k.lines);
+            pos = k.end;
+            line += k.lines;
+            chars += k.chars;
+        }
+        assert_eq!(pos, text.len());
+        assert_eq!(chars, js_len(text));
+        assert_eq!(line, crate::text::line_count(text));
+    }
+
+    #[test]
+    fn target_follows_the_rule() {
+        assert_eq!(target_size(0), 800);
+        assert_eq!(target_size(96_000), 800);
+        assert_eq!(target_size(120_000), 1000);
+        assert_eq!(target_size(480_000), 4000);
+        assert_eq!(target_size(480_001), 4001);
+        assert_eq!(target_size(1_200_000), 10_000);
+    }
+
+    #[test]
+    fn detects_grep_output() {
+        let grep = "src/a.ts:1:x\nsrc/a.ts-2-y\n--\nsrc/b.ts:9:z\n";
+        assert!(chunk(grep).grep);
+        // Fewer than 3 non-empty lines.
+        assert!(!chunk("a.ts:1:x\nb.ts:2:y\n").grep);
+        // Under 60%.
+        assert!(!chunk("a.ts:1:x\nplain\nplain\nplain\nb.ts:2:y\n").grep);
+        // Exactly 60%.
+        assert!(chunk("a.ts:1:x\nplain\nplain\nb.ts:2:y\nc.ts:3:z\n").grep);
+        // `--` lines do not count.
+        assert!(chunk("a.ts:1:x\n--\n--\n--\nb.ts:2:y\nc.ts:3:z\n").grep);
+        // Timestamps are no paths.
+        assert!(!chunk("12:30:45 start\n12:30:46 run\n12:30:47 stop\n").grep);
+        // Plain text with dates is not grep output.
+        assert!(!chunk("2024-05-01 released\n2024-05-02 fixed\n2024-06-01 done\n").grep);
+        // A heading-style rg output (no paths) is not either.
+        assert!(!chunk("src/a.ts\n1:x\n2:y\n3:z\n").grep);
+    }
+
+    #[test]
+    fn context_lines_take_the_longest_known_file_name() {
+        // `v2024` is a file too, and `v2024-05-01-post.md-12-` starts with `v2024-05-`.
+        let text = "v2024-05-01-post.md-11-before\nv2024-05-01-post.md:12:match\nv2024-05-01-post.md:13:match\n\
+                    v2024-05-01-post.md-14-after\nv2024:1:x\nv2024-2-y\n";
+        let lines = split_lines(text);
+        let files = grep_files(text, &lines).unwrap();
+        let post = Some("v2024-05-01-post.md");
+        assert_eq!(files, [post, post, post, post, Some("v2024"), Some("v2024")]);
+    }
+
+    #[test]
+    fn a_log_timestamp_in_a_context_line_does_not_make_a_match() {
+        let text = "app.log:5:2024-01-01 12:30:45 ERROR x\napp.log-6-2024-01-01 12:30:46 INFO y\napp.log-7-z\n";
+        let lines = split_lines(text);
+        let files = grep_files(text, &lines).unwrap();
+        assert_eq!(files, [Some("app.log"), Some("app.log"), Some("app.log")]);
+    }
+
+    /// `rg -n -C2` style output: `files` files of `per` matches each.
+    fn grep_output(files: usize, per: usize, width: usize) -> String {
+        let mut s = String::new();
+        for f in 0..files {
+            for m in 0..per {
+                let n = m * 10 + 5;
+                let pad = "w".repeat(width);
+                s.push_str(&format!("src/dir{}/file-{f}.ts-{}-before {pad}\n", f % 7, n - 1));
+                s.push_str(&format!("src/dir{}/file-{f}.ts:{n}:match {pad}\n", f % 7));
+                s.push_str(&format!("src/dir{}/file-{f}.ts-{}-after {pad}\n", f % 7, n + 1));
+                s.push_str("--\n");
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn grep_groups_by_file_merges_small_groups_and_splits_large_ones() {
+        // 40 small files then one big one.
+        let mut text = grep_output(40, 1, 10);
+        let big: String = (0..400).map(|i| format!("big/file.rs:{}:{}\n", i + 1, "z".repeat(40))).collect();
+        text.push_str(&big);
+        let c = chunk(&text);
+        assert!(c.grep);
+        check_cover(&text, &c);
+        let t = c.target;
+        // Small groups merge up to half the target and name all their files.
+        let merged = &c.chunks[0];
+        assert!(merged.files.len() > 1, "{:?}", merged.files);
+        assert!(merged.chars <= t / 2);
+        // The big group is split into windows that each name the file.
+        let big_chunks: Vec<&Chunk> = c.chunks.iter().filter(|k| k.files == ["big/file.rs"]).collect();
+        assert!(big_chunks.len() > 1);
+        for k in &big_chunks {
+            assert!(k.chars <= t, "{} > {t}", k.chars);
+        }
+        // A mid-sized group is one chunk.
+        let text = grep_output(3, 6, 20);
+        let c = chunk(&text);
+        check_cover(&text, &c);
+        assert_eq!(c.chunks.len(), 3);
+        assert_eq!(c.chunks[1].files, ["src/dir1/file-1.ts"]);
+    }
+
+    #[test]
+    fn plain_windows_end_after_a_late_blank_line() {
+        // Paragraphs of 700 characters: the blank line after each falls in the
+        // last 40% of an 800-character window.
+        let para = format!("{}\n", "p".repeat(99)).repeat(7);
+        let text = format!("{para}\n{para}\n{para}");
+        let c = chunk(&text);
+        assert!(!c.grep);
+        check_cover(&text, &c);
+        let t = texts(&text, &c);
+        assert_eq!(t.len(), 3);
+        assert!(t[0].ends_with("p\n"), "the first chunk ends with its blank line");
+        assert!(t[1].starts_with('p'));
+
+        // An early blank line does not end the window.
+        let text = format!("{}\n\n{}", "a".repeat(100), format!("{}\n", "b".repeat(99)).repeat(20));
+        let c = chunk(&text);
+        check_cover(&text, &c);
+        assert!(c.chunks[0].chars > 700);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_target_is_its_own_chunk() {
+        let text = format!("short\n{}\nshort again\n", "L".repeat(5000));
+        let c = chunk(&text);
+        check_cover(&text, &c);
+        let t = texts(&text, &c);
+        assert_eq!(t, ["short", &"L".repeat(5000), "short again"]);
+        // One 60 KB line alone.
+        let line = "x".repeat(60_000);
+        let c = chunk(&line);
+        check_cover(&line, &c);
+        assert_eq!(c.chunks.len(), 1);
+    }
+
+    #[test]
+    fn emoji_and_cjk_at_chunk_boundaries_stay_whole() {
+        let line = format!("{}😀日本\n", "é".repeat(47));
+        let text = line.repeat(300);
+        let c = chunk(&text);
+        check_cover(&text, &c);
+        for t in texts(&text, &c) {
+            assert!(t.starts_with('é') && t.ends_with("😀日本"));
+        }
+        // A long single line of emoji.
+        let text = "😀".repeat(10_000);
+        let c = chunk(&text);
+        check_cover(&text, &c);
+    }
+
+    #[test]
+    fn segments_respect_both_limits_and_isolate_oversize_chunks() {
+        let mk = |chars: usize| Chunk { start: 0, end: 0, first_line: 0, lines: 1, chars, files: vec![] };
+        let chunks: Vec<Chunk> = [10, 10, 10, 50, 10, 10, 10, 10].iter().map(|&c| mk(c)).collect();
+        let segs = segments(&chunks, 30, 2);
+        let shape: Vec<(usize, usize, bool)> = segs.iter().map(|s| (s.first, s.count, s.oversize)).collect();
+        assert_eq!(shape, [(0, 2, false), (2, 1, false), (3, 1, true), (4, 2, false), (6, 2, false)]);
+        let segs = segments(&chunks, 30, 40);
+        let shape: Vec<(usize, usize, bool)> = segs.iter().map(|s| (s.first, s.count, s.oversize)).collect();
+        assert_eq!(shape, [(0, 3, false), (3, 1, true), (4, 3, false), (7, 1, false)]);
+        assert!(segments(&[], 30, 40).is_empty());
+    }
+
+    #[test]
+    fn empty_and_odd_texts() {
+        assert!(chunk("").chunks.is_empty());
+        for text in ["\n", "\n\n\n", "--\n--\n--", "a", "::1::\n:1:\n-1-\n"] {
+            let c = chunk(text);
+            check_cover(text, &c);
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The text that replaces a distilled output (guard.md §3 "Replacement text"),
+//! and the tool labels the notes and records name.
+//!
+//! For: the `[context-guard]` header, kept chunks verbatim in order, one
+//! omission line per run of removed chunks, the one-line note of a removed
+//! output. Not for: deciding what is kept (`decide`) or the draft around the
+//! text (`pass`).
+//!
+//! Every note starts with [`MARK`]: that is how the guard recognises its own
+//! edits later (candidates, savings), so the marker never changes.
+
+use serde_json::Value;
+
+use crate::chunk::{chunk_text, Chunk};
+use crate::text::{sanitize_line, short_count};
+
+/// The start of every text the guard writes into the context.
+pub const MARK: &str = "[context-guard]";
+/// A label's detail (command, path, pattern) is clipped to this many
+/// characters (REFERENCE.md "Data sent to Jev": labels up to 80 characters).
+pub const LABEL_DETAIL_MAX: usize = 80;
+/// An omission line names this many files, then "and N more" (§3).
+pub const OMISSION_FILES: usize = 5;
+/// A file name in an omission line is clipped to this many characters.
+const FILE_NAME_MAX: usize = 120;
+
+/// `s` as one short line safe for a note or a terminal: newlines and controls
+/// become spaces, whitespace collapses, clipped with `…`.
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
+    sanitize_line(&flat, max)
+}
+
+/// How a call is named in notes and records: the tool, then its main argument
+/// in backticks (bash `command`, read `path`, grep `pattern`, …).
+pub fn tool_label(tool: &str, args: &Value) -> String {
+    let tool_name = one_line(tool, 40);
+    let arg = |k: &str| args.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+    let ticked = |s: &str| format!("`{}`", one_line(&s.replace('`', "'"), LABEL_DETAIL_MAX));
+    let detail = match tool {
+        "bash" => arg("command").map(ticked),
+        "read" => arg("path").map(|p| match args.get("offset").and_then(Value::as_f64) {
+            Some(o) if o > 1.0 && o.is_finite() => format!("{} from line {}", ticked(p), o.floor()),
+            _ => ticked(p),
+        }),
+        "grep" | "find" => arg("pattern").map(|p| match arg("path") {
+            Some(path) => format!("{} in {}", ticked(p), ticked(path)),
+            None => ticked(p),
+        }),
+        _ => ["command", "path", "file_path", "pattern", "query", "url", "name"].into_iter().find_map(arg).map(ticked),
+    };
+    match detail {
+        Some(d) if tool_name.is_empty() => d,
+        Some(d) => format!("{tool_name} {d}"),
+        None if tool_name.is_empty() => "a tool".to_string(),
+        None => tool_name,
+    }
+}
+
+/// `recall({"entryId":"…"})` for an entry, the id JSON-escaped.
+pub fn recall_call(entry_id: &str) -> String {
+    let id = serde_json::to_string(entry_id).unwrap_or_else(|_| "\"\"".to_string());
+    format!("recall({{\"entryId\":{id}}})")
+}
+
+/// How omission lines locate what they stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Numbering {
+    /// grep-style output: name the files.
+    Grep,
+    /// `read` output: file line numbers, the output's first line being `offset`.
+    File { offset: usize },
+    /// Anything else: output line numbers.
+    Output,
+}
+
+impl Numbering {
+    /// The numbering for an output of `tool` called with `args`.
+    pub fn for_output(tool: &str, args: &Value, grep: bool) -> Numbering {
+        if grep {
+            Numbering::Grep
+        } else if tool == "read" {
+            let offset = args.get("offset").and_then(Value::as_f64).filter(|o| o.is_finite() && *o >= 1.0);
+            // Whole and at least 1, so the conversion is exact up to usize::MAX.
+            Numbering::File { offset: offset.map_or(1, |o| o.floor().min(usize::MAX as f64) as usize) }
+        } else {
+            Numbering::Output
+        }
+    }
+}
+
+/// One output to render with its keep set.
+#[derive(Debug, Clone, Copy)]
+pub struct Distill<'a> {
+    pub text: &'a str,
+    pub chunks: &'a [Chunk],
+    /// One flag per chunk.
+    pub keep: &'a [bool],
+    pub label: &'a str,
+    pub entry_id: &'a str,
+    pub numbering: Numbering,
+    /// The output's lines and characters (for the header).
+    pub lines: usize,
+    pub chars: usize,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The replacement text: the distilled output, or the one-line note when
+/// nothing is kept. `None` if a chunk does not fit the text (a plan that came
+/// back altered), so the caller keeps the output.
+pub fn replacement(d: &Distill) -> Option<String> {
+    let kept = |i: usize| d.keep.get(i).copied().unwrap_or(true);
+    let kept_lines: usize = d.chunks.iter().enumerate().filter(|(i, _)| kept(*i)).map(|(_, c)| c.lines).sum();
+    let kept_chars: usize = d.chunks.iter().enumerate().filter(|(i, _)| kept(*i)).map(|(_, c)| c.chars).sum();
+    let recall = recall_call(d.entry_id);
+    if kept_lines == 0 && kept_chars == 0 {
+        return Some(format!(
+            "{MARK} Removed the output of {}: {} ({} chars) judged not needed for the answer. Full output: {recall}.",
+            d.label,
+            plural(d.lines, "line", "lines"),
+            short_count(d.chars),
+        ));
+    }
+    let mut out = format!(
+        "{MARK} Distilled the output of {}: kept {kept_lines} of {} ({} of {} chars); the rest was judged not needed for \
+         the answer. Full output: {recall}.",
+        d.label,
+        plural(d.lines, "line", "lines"),
+        short_count(kept_chars),
+        short_count(d.chars),
+    );
+    let mut removed: Vec<&Chunk> = Vec::new();
+    for (i, c) in d.chunks.iter().enumerate() {
+        if kept(i) {
+            if !removed.is_empty() {
+                out.push('\n');
+                out.push_str(&omission(&removed, d.numbering));
+                removed.clear();
+            }
+            out.push('\n');
+            out.push_str(chunk_text(d.text, c)?);
+        } else {
+            removed.push(c);
+        }
+    }
+    if !removed.is_empty() {
+        out.push('\n');
+        out.push_str(&omission(&removed, d.numbering));
+    }
+    Some(out)
+}
+
+/// The line that stands for a run of removed chunks.
+pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
+    let lines: usize = run.iter().map(|c| c.lines).sum();
+    let first = run.first().map_or(0, |c| c.first_line);
+    let last = first.saturating_add(lines.saturating_sub(1));
+    let span = |what: &str, base: usize| {
+        let (a, b) = (first.saturating_add(base), last.saturating_add(base));
+        if a == b {
+            format!("[… {what} line {a} omitted]")
+        } else {
+            format!("[… {what} lines {a}-{b} omitted]")
+        }
+    };
+    match numbering {
+        Numbering::Grep => {
+            let mut files: Vec<&str> = Vec::new();
+            for f in run.iter().flat_map(|c| c.files.iter()) {
+                if files.last() != Some(&f.as_str()) && !files.contains(&f.as_str()) {
+                    files.push(f);
+                }
+            }
+            let count = plural(lines, "line", "lines");
+            if files.is_empty() {
+                return format!("[… {count} omitted]");
+            }
+            let named: Vec<String> = files.iter().take(OMISSION_FILES).map(|f| one_line(f, FILE_NAME_MAX)).collect();
+            let more = files.len().saturating_sub(OMISSION_FILES);
+            let list = if more > 0 { format!("{} and {more} more", named.join(", ")) } else { named.join(", ") };
+            format!("[… {count} omitted from {list}]")
+        }
+        Numbering::File { offset } => span("file", offset),
+        Numbering::Output => span("output", 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::chunk;
+    use serde_json::json;
+
+    #[test]
+    fn labels_name_the_main_argument_on_one_line() {
+        assert_eq!(tool_label("bash", &json!({"command": "rg -n -i status"})), "bash `rg -n -i status`");
+        assert_eq!(tool_label("bash", &json!({"command": "a\nb\x1b[31m `x`"})), "bash `a b [31m 'x'`");
+        assert_eq!(tool_label("read", &json!({"path": "src/a.ts"})), "read `src/a.ts`");
+        assert_eq!(tool_label("read", &json!({"path": "src/a.ts", "offset": 501})), "read `src/a.ts` from line 501");
+        assert_eq!(tool_label("grep", &json!({"pattern": "foo", "path": "src"})), "grep `foo` in `src`");
+        assert_eq!(tool_label("mcp_x", &json!({"query": "q"})), "mcp_x `q`");
+        assert_eq!(tool_label("ls", &json!({})), "ls");
+        assert_eq!(tool_label("bash", &Value::Null), "bash");
+        let long = tool_label("bash", &json!({"command": "😀".repeat(100)}));
+        assert!(crate::text::js_len(&long) <= "bash ``".len() + LABEL_DETAIL_MAX);
+        assert!(long.ends_with("…`"));
+    }
+
+    #[test]
+    fn recall_call_escapes_the_id() {
+        assert_eq!(recall_call("3f9c2a1b"), r#"recall({"entryId":"3f9c2a1b"})"#);
+        assert_eq!(recall_call("a\"b"), r#"recall({"entryId":"a\"b"})"#);
+    }
+
+    fn distill<'a>(text: &'a str, chunks: &'a [Chunk], keep: &'a [bool], numbering: Numbering) -> Distill<'a> {
+        Distill {
+            text,
+            chunks,
+            keep,
+            label: "bash `rg -n -i status`",
+            entry_id: "3f9c2a1b",
+            numbering,
+            lines: crate::text::line_count(text),
+            chars: crate::text::js_len(text),
+        }
+    }
+
+    #[test]
+    fn header_kept_chunks_and_output_line_omissions() {
+        let text: String = (1..=300).map(|i| format!("line {i:04} {}\n", "x".repeat(30))).collect();
+        let c = chunk(&text);
+        assert!(c.chunks.len() >= 4);
+        let mut keep = vec![false; c.chunks.len()];
+        keep[1] = true;
+        let got = replacement(&distill(&text, &c.chunks, &keep, Numbering::Output)).unwrap();
+        let k = &c.chunks[1];
+        let header = format!(
+            "[context-guard] Distilled the output of bash `rg -n -i status`: kept {} of 300 lines ({} of 12.3k chars); \
+             the rest was judged not needed for the answer. Full output: recall({{\"entryId\":\"3f9c2a1b\"}}).",
+            k.lines,
+            short_count(k.chars)
+        );
+        let lines: Vec<&str> = got.lines().collect();
+        assert_eq!(lines[0], header);
+        assert_eq!(lines[1], format!("[… output lines 1-{} omitted]", c.chunks[0].lines));
+        assert_eq!(lines[2], "line ".to_string() + &format!("{:04}", k.first_line + 1) + " " + &"x".repeat(30));
+        let tail_first = k.first_line + k.lines + 1;
+        assert_eq!(*lines.last().unwrap(), format!("[… output lines {tail_first}-300 omitted]"));
+        assert_eq!(lines.len(), 1 + 1 + k.lines + 1);
+    }
+
+    #[test]
+    fn read_omissions_use_file_line_numbers() {
+        let text: String = (0..200).map(|i| format!("{}\n", "r".repeat(40 + i % 3))).collect();
+        let c = chunk(&text);
+        let mut keep = vec![true; c.chunks.len()];
+        keep[0] = false;
+        let got = replacement(&distill(&text, &c.chunks, &keep, Numbering::File { offset: 501 })).unwrap();
+        let second = got.lines().nth(1).unwrap();
+        assert_eq!(second, format!("[… file lines 501-{} omitted]", 500 + c.chunks[0].lines));
+    }
+
+    #[test]
+    fn grep_omissions_name_five_files_then_count_the_rest() {
+        let mk = |files: &[&str]| Chunk {
+            start: 0,
+            end: 0,
+            first_line: 0,
+            lines: 2,
+            chars: 10,
+            files: files.iter().map(|s| s.to_string()).collect(),
+        };
+        let a = mk(&["a.ts", "b.ts"]);
+        let b = mk(&["b.ts", "c.ts", "d.ts", "e.ts", "f.ts", "g\nh.ts"]);
+        assert_eq!(
+            omission(&[&a, &b], Numbering::Grep),
+            "[… 4 lines omitted from a.ts, b.ts, c.ts, d.ts, e.ts and 2 more]"
+        );
+        assert_eq!(omission(&[&mk(&[])], Numbering::Grep), "[… 2 lines omitted]");
+        assert_eq!(omission(&[&mk(&["x"])], Numbering::Output), "[… output lines 1-2 omitted]");
+        let one = Chunk { lines: 1, first_line: 9, ..mk(&[]) };
+        assert_eq!(omission(&[&one], Numbering::Output), "[… output line 10 omitted]");
+    }
+
+    #[test]
+    fn nothing_kept_is_one_line() {
+        let text = "a\nb\n".repeat(1000);
+        let c = chunk(&text);
+        let keep = vec![false; c.chunks.len()];
+        let got = replacement(&distill(&text, &c.chunks, &keep, Numbering::Output)).unwrap();
+        assert_eq!(
+            got,
+            "[context-guard] Removed the output of bash `rg -n -i status`: 2000 lines (4.0k chars) judged not needed \
+             for the answer. Full output: recall({\"entryId\":\"3f9c2a1b\"})."
+        );
+    }
+
+    #[test]
+    fn kept_chunks_are_verbatim_with_emoji_and_cjk() {
+        let text: String = (0..40).map(|i| format!("{i:02}{}😀\n", "日本語".repeat(100))).collect();
+        let c = chunk(&text);
+        let keep: Vec<bool> = (0..c.chunks.len()).map(|i| i % 2 == 0).collect();
+        let got = replacement(&distill(&text, &c.chunks, &keep, Numbering::Output)).unwrap();
+        for (i, k) in c.chunks.iter().enumerate() {
+            let t = chunk_text(&text, k).unwrap();
+            assert_eq!(got.contains(t), keep[i]);
+        }
+        // A chunk range that does not fit the text gives no replacement.
+        let bad = [Chunk { start: 3, end: 4, ..c.chunks[0].clone() }];
+        assert!(replacement(&distill(&text, &bad, &[true], Numbering::Output)).is_none());
+    }
+}

@@ -1,0 +1,445 @@
+//! The guard's settings: every key of the settings file with its default, and
+//! the validation that turns a file's text into settings plus warnings.
+//!
+//! For: reading `~/.pi/agent/context-guard.json` (or `PI_CONTEXT_GUARD_CONFIG`)
+//! once the extension has read its text, and rewriting `enabled` for
+//! `/guard on|off`. Not for: file I/O, or deciding what the guard does with a
+//! value (the modules that use a setting cite it).
+//!
+//! The keys and defaults are the user contract of seed 001's REFERENCE.md
+//! ("Configuration"). A value that is missing keeps its default silently; one
+//! that is the wrong type or out of range keeps its default with a warning that
+//! names the key, and so does an unknown key. The ranges:
+//!
+//! | kind | keys | range |
+//! |---|---|---|
+//! | probability | `keepWholeThreshold`, `focusWholeThreshold`, `chunkKeepThreshold`, `noneThreshold`, `maxKeepRatio`, `midRunChunkKeepThreshold`, `smallKeepThreshold`, `exchangeOmitThreshold` | number 0–1 |
+//! | size in characters | `minResultChars`, `midRunBatchChars`, `midRunBatchCharsOpenAI` | integer 1–1,000,000,000 |
+//! | size that `0` turns off | `minRunChars`, `smallResultMinChars`, `exchangeMinSavingChars` | integer 0–1,000,000,000 |
+//! | request size | `maxSegmentChars` | integer 1,000–1,000,000 (a chunk is at least 800 characters, guard.md §3) |
+//! | request size | `maxChunksPerSegment` | integer 1–1,000 |
+//! | time | `timeoutMs` | integer 1–600,000 (ten minutes: settling waits for it) |
+//! | parallel requests | `concurrency` | integer 1–64 |
+//! | turns / exchanges | `historyExchanges` | integer 0–10 (REFERENCE.md) |
+//! | | `midRunMinAgeTurns` | integer 1–100 (REFERENCE.md) |
+//! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
+//! | switches | `enabled`, `keepCitedFiles`, `distillErrors`, `pinAnthropicCache`, `midRun`, `midRunBreakEven`, `pruneExchanges`, `exchangeBreakEven` | boolean |
+//! | lists | `excludeTools` | array of strings |
+//! | classifier | `model` | `provider/id`: the first `/` separates the provider, both parts non-empty |
+//!
+//! An integer written as `4000.0` is accepted (JavaScript cannot tell it from
+//! `4000`); `4000.5` is not.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The classifier used when `model` is not set (REFERENCE.md, "Requirements").
+pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
+
+/// All settings of the guard, each with the default of REFERENCE.md.
+///
+/// Serialized in camelCase with the file's key names, plus `modelProvider` and
+/// `modelId` (the two halves of `model`) so the extension need not split it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub enabled: bool,
+    pub model: String,
+    pub model_provider: String,
+    pub model_id: String,
+    pub min_result_chars: usize,
+    pub min_run_chars: usize,
+    pub keep_whole_threshold: f64,
+    pub focus_whole_threshold: f64,
+    pub chunk_keep_threshold: f64,
+    pub none_threshold: f64,
+    pub max_keep_ratio: f64,
+    pub keep_cited_files: bool,
+    pub timeout_ms: usize,
+    pub concurrency: usize,
+    pub max_segment_chars: usize,
+    pub max_chunks_per_segment: usize,
+    pub exclude_tools: Vec<String>,
+    pub distill_errors: bool,
+    pub history_exchanges: usize,
+    pub pin_anthropic_cache: bool,
+    pub mid_run: bool,
+    pub mid_run_min_age_turns: usize,
+    pub mid_run_batch_chars: usize,
+    #[serde(rename = "midRunBatchCharsOpenAI")]
+    pub mid_run_batch_chars_openai: usize,
+    pub mid_run_chunk_keep_threshold: f64,
+    pub mid_run_break_even: bool,
+    pub small_result_min_chars: usize,
+    pub small_keep_threshold: f64,
+    pub prune_exchanges: bool,
+    pub keep_recent_exchanges: usize,
+    pub exchange_omit_threshold: f64,
+    pub exchange_break_even: bool,
+    pub exchange_min_saving_chars: usize,
+    pub image_keep_turns: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            enabled: true,
+            model: DEFAULT_MODEL.to_string(),
+            model_provider: "openrouter".to_string(),
+            model_id: "~typesafe/jev-latest".to_string(),
+            min_result_chars: 4000,
+            min_run_chars: 8000,
+            keep_whole_threshold: 0.7,
+            focus_whole_threshold: 0.6,
+            chunk_keep_threshold: 0.6,
+            none_threshold: 0.5,
+            max_keep_ratio: 0.6,
+            keep_cited_files: false,
+            timeout_ms: 8000,
+            concurrency: 6,
+            max_segment_chars: 32_000,
+            max_chunks_per_segment: 40,
+            exclude_tools: vec!["edit".to_string(), "write".to_string()],
+            distill_errors: true,
+            history_exchanges: 3,
+            pin_anthropic_cache: true,
+            mid_run: true,
+            mid_run_min_age_turns: 4,
+            mid_run_batch_chars: 60_000,
+            mid_run_batch_chars_openai: 60_000,
+            mid_run_chunk_keep_threshold: 0.6,
+            mid_run_break_even: true,
+            small_result_min_chars: 400,
+            small_keep_threshold: 0.45,
+            prune_exchanges: true,
+            keep_recent_exchanges: 2,
+            exchange_omit_threshold: 0.2,
+            exchange_break_even: true,
+            exchange_min_saving_chars: 8000,
+            image_keep_turns: 3,
+        }
+    }
+}
+
+/// Settings read from a file's text, with one warning per ignored value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Parsed {
+    pub settings: Settings,
+    pub warnings: Vec<String>,
+}
+
+const MAX_CHARS: usize = 1_000_000_000;
+
+/// Reads settings from the text of the settings file.
+///
+/// Empty or whitespace-only text means "no settings" (the defaults, no
+/// warning), so the extension can pass `""` for a missing file. Anything else
+/// that is not a JSON object gives the defaults and one warning.
+pub fn parse(json: &str) -> (Settings, Vec<String>) {
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    if json.trim().is_empty() {
+        return (settings, warnings);
+    }
+    let value: Value = match serde_json::from_str(json) {
+        Ok(v) => v,
+        Err(e) => {
+            warnings.push(format!("the settings file is not valid JSON ({e}); using the defaults"));
+            return (settings, warnings);
+        }
+    };
+    let Value::Object(map) = value else {
+        warnings.push("the settings file must hold a JSON object; using the defaults".to_string());
+        return (settings, warnings);
+    };
+    for (key, value) in &map {
+        apply(&mut settings, key, value, &mut warnings);
+    }
+    (settings, warnings)
+}
+
+/// [`parse`] as one value, for the boundary.
+pub fn parse_value(json: &str) -> Parsed {
+    let (settings, warnings) = parse(json);
+    Parsed { settings, warnings }
+}
+
+fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
+    let d = Settings::default();
+    match key {
+        "enabled" => s.enabled = boolean(key, v, d.enabled, w),
+        "model" => match v.as_str().and_then(split_model) {
+            Some((provider, id)) => {
+                s.model = format!("{provider}/{id}");
+                s.model_provider = provider.to_string();
+                s.model_id = id.to_string();
+            }
+            None => w.push(format!("\"model\" must be a string \"provider/id\"; using the default \"{}\"", d.model)),
+        },
+        "minResultChars" => s.min_result_chars = int(key, v, 1, MAX_CHARS, d.min_result_chars, w),
+        "minRunChars" => s.min_run_chars = int(key, v, 0, MAX_CHARS, d.min_run_chars, w),
+        "keepWholeThreshold" => s.keep_whole_threshold = prob(key, v, d.keep_whole_threshold, w),
+        "focusWholeThreshold" => s.focus_whole_threshold = prob(key, v, d.focus_whole_threshold, w),
+        "chunkKeepThreshold" => s.chunk_keep_threshold = prob(key, v, d.chunk_keep_threshold, w),
+        "noneThreshold" => s.none_threshold = prob(key, v, d.none_threshold, w),
+        "maxKeepRatio" => s.max_keep_ratio = prob(key, v, d.max_keep_ratio, w),
+        "keepCitedFiles" => s.keep_cited_files = boolean(key, v, d.keep_cited_files, w),
+        "timeoutMs" => s.timeout_ms = int(key, v, 1, 600_000, d.timeout_ms, w),
+        "concurrency" => s.concurrency = int(key, v, 1, 64, d.concurrency, w),
+        "maxSegmentChars" => s.max_segment_chars = int(key, v, 1000, 1_000_000, d.max_segment_chars, w),
+        "maxChunksPerSegment" => s.max_chunks_per_segment = int(key, v, 1, 1000, d.max_chunks_per_segment, w),
+        "excludeTools" => match v.as_array().and_then(|a| a.iter().map(|t| t.as_str().map(str::to_string)).collect()) {
+            Some(tools) => s.exclude_tools = tools,
+            None => w.push(format!(
+                "\"excludeTools\" must be an array of tool names; using the default {:?}",
+                d.exclude_tools
+            )),
+        },
+        "distillErrors" => s.distill_errors = boolean(key, v, d.distill_errors, w),
+        "historyExchanges" => s.history_exchanges = int(key, v, 0, 10, d.history_exchanges, w),
+        "pinAnthropicCache" => s.pin_anthropic_cache = boolean(key, v, d.pin_anthropic_cache, w),
+        "midRun" => s.mid_run = boolean(key, v, d.mid_run, w),
+        "midRunMinAgeTurns" => s.mid_run_min_age_turns = int(key, v, 1, 100, d.mid_run_min_age_turns, w),
+        "midRunBatchChars" => s.mid_run_batch_chars = int(key, v, 1, MAX_CHARS, d.mid_run_batch_chars, w),
+        "midRunBatchCharsOpenAI" => {
+            s.mid_run_batch_chars_openai = int(key, v, 1, MAX_CHARS, d.mid_run_batch_chars_openai, w)
+        }
+        "midRunChunkKeepThreshold" => s.mid_run_chunk_keep_threshold = prob(key, v, d.mid_run_chunk_keep_threshold, w),
+        "midRunBreakEven" => s.mid_run_break_even = boolean(key, v, d.mid_run_break_even, w),
+        "smallResultMinChars" => s.small_result_min_chars = int(key, v, 0, MAX_CHARS, d.small_result_min_chars, w),
+        "smallKeepThreshold" => s.small_keep_threshold = prob(key, v, d.small_keep_threshold, w),
+        "pruneExchanges" => s.prune_exchanges = boolean(key, v, d.prune_exchanges, w),
+        "keepRecentExchanges" => s.keep_recent_exchanges = int(key, v, 0, 1000, d.keep_recent_exchanges, w),
+        "exchangeOmitThreshold" => s.exchange_omit_threshold = prob(key, v, d.exchange_omit_threshold, w),
+        "exchangeBreakEven" => s.exchange_break_even = boolean(key, v, d.exchange_break_even, w),
+        "exchangeMinSavingChars" => {
+            s.exchange_min_saving_chars = int(key, v, 0, MAX_CHARS, d.exchange_min_saving_chars, w)
+        }
+        "imageKeepTurns" => s.image_keep_turns = int(key, v, 0, 1000, d.image_keep_turns, w),
+        _ => w.push(format!("unknown key {} ignored", quoted(key))),
+    }
+}
+
+/// `provider/id` split at the first `/`; `None` unless both halves are there.
+pub fn split_model(model: &str) -> Option<(&str, &str)> {
+    let (provider, id) = model.trim().split_once('/')?;
+    (!provider.is_empty() && !id.is_empty()).then_some((provider, id))
+}
+
+fn boolean(key: &str, v: &Value, default: bool, w: &mut Vec<String>) -> bool {
+    v.as_bool().unwrap_or_else(|| {
+        w.push(format!("\"{key}\" must be true or false; using the default {default}"));
+        default
+    })
+}
+
+fn prob(key: &str, v: &Value, default: f64, w: &mut Vec<String>) -> f64 {
+    match v.as_f64() {
+        Some(p) if (0.0..=1.0).contains(&p) => p,
+        _ => {
+            w.push(format!("\"{key}\" must be a number from 0 to 1; using the default {default}"));
+            default
+        }
+    }
+}
+
+fn int(key: &str, v: &Value, min: usize, max: usize, default: usize, w: &mut Vec<String>) -> usize {
+    let ok = v.as_f64().filter(|n| n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64);
+    match ok {
+        // In range and whole, so the conversion is exact.
+        Some(n) => n as usize,
+        None => {
+            w.push(format!("\"{key}\" must be a whole number from {min} to {max}; using the default {default}"));
+            default
+        }
+    }
+}
+
+/// A key as JSON shows it, clipped: an unknown key came from the user's file
+/// and goes into a notification.
+fn quoted(key: &str) -> String {
+    let clipped = crate::text::sanitize_line(key, 60);
+    serde_json::to_string(&clipped).unwrap_or_else(|_| format!("\"{clipped}\""))
+}
+
+/// The settings file's text with `enabled` set, every other key kept in its
+/// place (for `/guard on` and `/guard off`).
+///
+/// Empty text gives a new file. Text that is not a JSON object is an error, so
+/// the extension can say so instead of overwriting the user's file.
+pub fn set_enabled(json: &str, enabled: bool) -> Result<String, String> {
+    let mut entries: Vec<(String, Value)> = if json.trim().is_empty() {
+        Vec::new()
+    } else {
+        let OrderedObject(entries) = serde_json::from_str(json)
+            .map_err(|e| format!("the settings file is not a valid JSON object ({e}); it was not changed"))?;
+        entries
+    };
+    let mut found = false;
+    for (key, value) in entries.iter_mut() {
+        if key == "enabled" {
+            *value = Value::Bool(enabled);
+            found = true;
+        }
+    }
+    if !found {
+        entries.insert(0, ("enabled".to_string(), Value::Bool(enabled)));
+    }
+    let mut out = String::from("{\n");
+    for (i, (key, value)) in entries.iter().enumerate() {
+        let key = serde_json::to_string(key).map_err(|e| e.to_string())?;
+        let value = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        out.push_str("  ");
+        out.push_str(&key);
+        out.push_str(": ");
+        out.push_str(&value.replace('\n', "\n  "));
+        out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
+/// A JSON object read with its keys in file order (serde_json's `Map` sorts
+/// them, which would reorder the user's file on `/guard off`).
+struct OrderedObject(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for OrderedObject {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = OrderedObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<OrderedObject, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    entries.push((k, v));
+                }
+                Ok(OrderedObject(entries))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_reference_table() {
+        let s = Settings::default();
+        assert!(s.enabled);
+        assert_eq!(s.model, "openrouter/~typesafe/jev-latest");
+        assert_eq!((s.model_provider.as_str(), s.model_id.as_str()), ("openrouter", "~typesafe/jev-latest"));
+        assert_eq!((s.min_result_chars, s.min_run_chars), (4000, 8000));
+        assert_eq!((s.keep_whole_threshold, s.focus_whole_threshold), (0.7, 0.6));
+        assert_eq!((s.chunk_keep_threshold, s.none_threshold, s.max_keep_ratio), (0.6, 0.5, 0.6));
+        assert_eq!((s.timeout_ms, s.concurrency, s.max_segment_chars, s.max_chunks_per_segment), (8000, 6, 32_000, 40));
+        assert_eq!(s.exclude_tools, ["edit", "write"]);
+        assert!(s.distill_errors && !s.keep_cited_files);
+        assert_eq!(s.history_exchanges, 3);
+        assert_eq!((s.mid_run_min_age_turns, s.mid_run_batch_chars, s.mid_run_batch_chars_openai), (4, 60_000, 60_000));
+        assert_eq!((s.small_result_min_chars, s.small_keep_threshold), (400, 0.45));
+        assert_eq!((s.keep_recent_exchanges, s.exchange_omit_threshold, s.exchange_min_saving_chars), (2, 0.2, 8000));
+        assert_eq!(s.image_keep_turns, 3);
+        let (parsed, warnings) = parse("");
+        assert_eq!(parsed, s);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn every_key_of_the_reference_round_trips() {
+        let s = Settings::default();
+        let json = serde_json::to_string(&s).unwrap();
+        let (back, warnings) = parse(&json);
+        // modelProvider and modelId are output only: the file has `model`.
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings.iter().all(|w| w.contains("modelProvider") || w.contains("modelId")));
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn valid_values_are_taken() {
+        let (s, w) = parse(
+            r#"{ "minResultChars": 6000, "excludeTools": ["edit", "write", "bash"], "model": "typesafe/jev/x",
+                 "historyExchanges": 0, "keepWholeThreshold": 1, "timeoutMs": 2000.0, "enabled": false }"#,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(s.min_result_chars, 6000);
+        assert_eq!(s.exclude_tools, ["edit", "write", "bash"]);
+        assert_eq!((s.model_provider.as_str(), s.model_id.as_str()), ("typesafe", "jev/x"));
+        assert_eq!(s.history_exchanges, 0);
+        assert_eq!(s.keep_whole_threshold, 1.0);
+        assert_eq!(s.timeout_ms, 2000);
+        assert!(!s.enabled);
+    }
+
+    #[test]
+    fn bad_values_fall_back_with_a_warning_naming_the_key() {
+        let (s, w) = parse(
+            r#"{ "minResultChars": -1, "chunkKeepThreshold": 1.5, "historyExchanges": 11, "midRunMinAgeTurns": 0,
+                 "concurrency": 2.5, "enabled": "yes", "model": "noslash", "excludeTools": ["a", 3], "typo": 1 }"#,
+        );
+        assert_eq!(s, Settings::default());
+        for key in [
+            "minResultChars",
+            "chunkKeepThreshold",
+            "historyExchanges",
+            "midRunMinAgeTurns",
+            "concurrency",
+            "enabled",
+            "model",
+            "excludeTools",
+            "typo",
+        ] {
+            assert!(w.iter().any(|m| m.contains(&format!("\"{key}\""))), "no warning for {key}: {w:?}");
+        }
+        assert_eq!(w.len(), 9);
+    }
+
+    #[test]
+    fn malformed_json_gives_the_defaults_and_one_warning() {
+        for text in ["{", "[1,2]", "null", "\"x\"", "{\"a\":}"] {
+            let (s, w) = parse(text);
+            assert_eq!(s, Settings::default());
+            assert_eq!(w.len(), 1, "{text}: {w:?}");
+        }
+    }
+
+    #[test]
+    fn model_splits_at_the_first_slash() {
+        assert_eq!(split_model("openrouter/~typesafe/jev-latest"), Some(("openrouter", "~typesafe/jev-latest")));
+        assert_eq!(split_model("/x"), None);
+        assert_eq!(split_model("x/"), None);
+        assert_eq!(split_model("x"), None);
+    }
+
+    #[test]
+    fn set_enabled_keeps_the_other_keys_in_order() {
+        let text = "{ \"minResultChars\": 6000, \"enabled\": true, \"excludeTools\": [\"edit\"] }";
+        let out = set_enabled(text, false).unwrap();
+        assert_eq!(
+            out,
+            "{\n  \"minResultChars\": 6000,\n  \"enabled\": false,\n  \"excludeTools\": [\n    \"edit\"\n  ]\n}\n"
+        );
+        let (s, w) = parse(&out);
+        assert!(w.is_empty());
+        assert!(!s.enabled);
+        assert_eq!(s.min_result_chars, 6000);
+
+        let added = set_enabled("{\"b\": 1, \"a\": 2}", true).unwrap();
+        assert_eq!(added, "{\n  \"enabled\": true,\n  \"b\": 1,\n  \"a\": 2\n}\n");
+        assert_eq!(set_enabled("  ", false).unwrap(), "{\n  \"enabled\": false\n}\n");
+    }
+
+    #[test]
+    fn set_enabled_refuses_malformed_text() {
+        for text in ["{", "[]", "1", "{\"a\": nope}"] {
+            let err = set_enabled(text, true).unwrap_err();
+            assert!(err.contains("not changed"), "{err}");
+        }
+    }
+}
