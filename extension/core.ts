@@ -4,6 +4,7 @@
 // thrown error into a value: an exception never reaches Pi from here.
 import { readFileSync } from "node:fs";
 import * as wasm from "../pkg/context_guard.js";
+import type { ContextInputs, ContextReport } from "./context/types.ts";
 
 const started = performance.now();
 wasm.initSync({ module: readFileSync(new URL("../pkg/context_guard_bg.wasm", import.meta.url)) });
@@ -22,13 +23,8 @@ export function callCore<T>(call: () => T): CoreResult<T> {
   }
 }
 
-export interface RoleTally {
-  role: string;
-  messages: number;
-  tokens: number;
-}
-
 export const core = {
   version: (): string => wasm.version(),
-  tallyByRole: (messages: { role: string; tokens: number }[]): RoleTally[] => wasm.tallyByRole(messages),
+  buildReport: (inputs: ContextInputs): ContextReport => wasm.buildReport(inputs),
+  sanitizeLine: (text: string, max: number): string => wasm.sanitizeLine(text, max),
 };

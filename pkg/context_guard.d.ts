@@ -2,9 +2,17 @@
 /* eslint-disable */
 
 /**
- * Messages and tokens by role over digests of the projected messages.
+ * Builds the whole report (rows, drift, history, largest, gauges, text) from
+ * one read of Pi (`ContextInputs`).
  */
-export function tallyByRole(messages: any): any;
+export function buildReport(inputs: any): any;
+
+/**
+ * One line safe to paint on a terminal, at most `max` JavaScript characters
+ * (for text the screen shows that did not come through the report, such as
+ * an error message from Pi).
+ */
+export function sanitizeLine(text: string, max: number): string;
 
 /**
  * The core's version.
@@ -15,7 +23,8 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
-    readonly tallyByRole: (a: any) => [number, number, number];
+    readonly buildReport: (a: any) => [number, number, number];
+    readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly version: () => [number, number];
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;

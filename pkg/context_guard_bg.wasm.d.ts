@@ -1,7 +1,8 @@
 /* tslint:disable */
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
-export const tallyByRole: (a: any) => [number, number, number];
+export const buildReport: (a: any) => [number, number, number];
+export const sanitizeLine: (a: number, b: number, c: number) => [number, number];
 export const version: () => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;

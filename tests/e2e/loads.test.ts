@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { agent, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
-test(`loads in Pi ${piVersion} and the core tallies the session's messages`, async () => {
+test(`loads in Pi ${piVersion} and /context reports the session's real messages`, async () => {
   const pi = await startSession({
     files: { "notes.txt": "alpha\nbeta\n" },
     script: [{ tool: "bash", args: { command: "cat notes.txt" } }, "The file lists alpha and beta."],
@@ -17,13 +17,13 @@ test(`loads in Pi ${piVersion} and the core tallies the session's messages`, asy
 
     await pi.prompt("/context");
     const report = pi.notifications.at(-1)?.message ?? "";
-    assert.match(report, /^context-guard core \d+\.\d+\.\d+ \(loaded in [\d.]+ ms\)/);
-    // The tally came back from wasm and matches Pi's own estimate per role.
+    assert.match(report, /^Context: [\d.]+k? \/ 200\.0k tokens/);
+    // The rows came back from wasm and match Pi's own estimate per role.
     const messages = pi.projection().messages as { role: string }[];
-    for (const role of ["user", "assistant", "toolResult"]) {
+    for (const [role, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResult", "Tool results"]]) {
       const mine = messages.filter((m) => m.role === role);
       const tokens = mine.reduce((sum, m) => sum + agent.estimateTokens(m), 0);
-      assert.ok(report.includes(`${role}: ${mine.length} messages, ${tokens} tokens`), `${role} row in:\n${report}`);
+      assert.match(report, new RegExp(`\\n  ${label} \\(${mine.length}\\) +${tokens} `), `${role} row in:\n${report}`);
     }
   } finally {
     await pi.dispose();

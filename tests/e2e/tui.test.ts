@@ -8,8 +8,10 @@ test(`the TUI on Pi ${piVersion} starts with the package and runs /context`, asy
   const tui = await startTui({ width: 100, height: 30 });
   try {
     tui.submit("/context");
-    const pane = await tui.waitFor(/context-guard core \d+\.\d+\.\d+/);
+    const pane = await tui.waitFor(/Composition \(estimate: /);
     assert.doesNotMatch(pane, /extension error|Failed to load/i);
+    tui.keys("q");
+    await tui.waitFor(/^(?![\s\S]*Composition \(estimate)/);
   } finally {
     tui.close();
   }

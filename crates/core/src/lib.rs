@@ -13,9 +13,9 @@ pub mod chunk;
 pub mod decide;
 pub mod entry;
 pub mod render;
+pub mod report;
 pub mod settings;
 pub mod span;
-pub mod tally;
 pub mod text;
 
 /// The version of the core, as built.

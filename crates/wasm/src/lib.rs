@@ -7,6 +7,8 @@ use context_guard_core as core;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+mod report;
+
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     // Plain objects, not Maps: the extension reads fields by name.
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
@@ -21,11 +23,4 @@ fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result
 #[wasm_bindgen]
 pub fn version() -> String {
     core::VERSION.to_string()
-}
-
-/// Messages and tokens by role over digests of the projected messages.
-#[wasm_bindgen(js_name = tallyByRole)]
-pub fn tally_by_role(messages: JsValue) -> Result<JsValue, JsError> {
-    let messages: Vec<core::tally::MessageDigest> = from_js(messages, "messages")?;
-    to_js(&core::tally::by_role(&messages))
 }

@@ -1,0 +1,335 @@
+//! Where the window went: the system prompt, the active tool definitions, the
+//! conversation by role, injected custom context grouped by type (the five
+//! largest types named, the rest folded into one row), summaries and shell
+//! output. The composition is the report's own estimate; its total is the sum
+//! of the top-level rows, and `drift` names its difference from Pi's total.
+
+use super::gauge::{cells, hue_of, ROW_CELLS};
+use super::text::{count, percent_text, row_label};
+use super::{add, chars_to_tokens, percent, whole_tokens, ContextInputs, Hue};
+use crate::text::{js_len, sanitize_line};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How many injected types are named before the rest fold into one row.
+pub const NAMED_TYPES: usize = 5;
+/// Labels are one line of at most this many characters.
+pub const LABEL_MAX: usize = 40;
+
+/// One row of the composition table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    /// The bucket: `system`, `tools`, `user`, `assistant`, `toolResults`,
+    /// `custom` (children `custom:<type>` and `customOther`), `summaries`,
+    /// `shell`, or `role:<name>` for a role this report does not know.
+    pub id: String,
+    /// Sanitized, one line.
+    pub label: String,
+    pub tokens: u64,
+    /// Messages in the row (tools for `tools`, 0 for `system`).
+    pub count: u32,
+    /// Share of the composition estimate, unrounded.
+    pub percent: f64,
+    /// Filled cells of [`ROW_CELLS`].
+    pub cells: u8,
+    pub hue: Hue,
+    /// 0 for a top-level row, 1 for a child folded under its parent.
+    pub depth: u8,
+    /// The label with its message count, as printed.
+    pub caption: String,
+    /// `tokens` compact (`5.1k`), as printed.
+    pub tokens_text: String,
+    /// `percent` to one decimal, as printed.
+    pub percent_text: String,
+}
+
+#[derive(Default)]
+struct Bucket {
+    tokens: u64,
+    count: u32,
+}
+
+impl Bucket {
+    fn push(&mut self, tokens: u64) {
+        self.tokens = add(self.tokens, tokens);
+        self.count = self.count.saturating_add(1);
+    }
+}
+
+/// The bucket id of a message role (`None` for `system`, counted apart).
+pub fn bucket_of(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "system" => return None,
+        "user" => "user",
+        "assistant" => "assistant",
+        "toolResult" => "toolResults",
+        "custom" => "custom",
+        "compactionSummary" | "branchSummary" => "summaries",
+        "bashExecution" => "shell",
+        _ => "",
+    })
+}
+
+/// The system prompt's tokens: the system messages of the projection replayed
+/// in order (content appended, sections patched by name), or, when there are
+/// none, `ctx.getSystemPrompt()`. Tool declarations are the tools row.
+pub fn system_prompt_tokens(inputs: &ContextInputs) -> u64 {
+    let mut contents: Vec<&str> = Vec::new();
+    let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut any = false;
+    for m in inputs.messages.iter().filter(|m| m.role == "system") {
+        any = true;
+        let Some(system) = &m.system else { continue };
+        if !system.content.is_empty() {
+            contents.push(&system.content);
+        }
+        for (name, value) in &system.sections {
+            match value {
+                Some(v) => sections.insert(name, v),
+                None => sections.remove(name.as_str()),
+            };
+        }
+    }
+    if !any {
+        return chars_to_tokens(js_len(&inputs.system_prompt));
+    }
+    // Pi joins the replayed contents with a blank line.
+    let joins = contents.len().saturating_sub(1) * 2;
+    let chars =
+        contents.iter().map(|c| js_len(c)).sum::<usize>() + joins + sections.values().map(|s| js_len(s)).sum::<usize>();
+    chars_to_tokens(chars)
+}
+
+/// The active tool definitions: name, description and parameter schema.
+pub fn tools_tokens(inputs: &ContextInputs) -> u64 {
+    let chars: usize =
+        inputs.tools.iter().map(|t| js_len(&t.name) + js_len(&t.description) + js_len(&t.parameters)).sum();
+    chars_to_tokens(chars)
+}
+
+fn row(id: String, label: String, bucket: &Bucket, depth: u8) -> Row {
+    let hue = hue_of(&id, depth);
+    let caption = row_label(&label, &id, bucket.count);
+    Row {
+        id,
+        label,
+        tokens: bucket.tokens,
+        count: bucket.count,
+        percent: 0.0,
+        cells: 0,
+        hue,
+        depth,
+        caption,
+        tokens_text: count(bucket.tokens),
+        percent_text: String::new(),
+    }
+}
+
+/// The rows in display order, and the composition estimate (their total).
+pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
+    let mut by_bucket: BTreeMap<&str, Bucket> = BTreeMap::new();
+    // Types and unknown roles keep their order of first appearance for ties.
+    let mut types: Vec<(String, Bucket)> = Vec::new();
+    let mut others: Vec<(String, Bucket)> = Vec::new();
+    for m in &inputs.messages {
+        let tokens = whole_tokens(m.tokens);
+        match bucket_of(&m.role) {
+            None => {}
+            Some("") => push_named(&mut others, &m.role, tokens),
+            Some("custom") => {
+                by_bucket.entry("custom").or_default().push(tokens);
+                push_named(&mut types, m.custom_type.as_deref().unwrap_or(""), tokens);
+            }
+            Some(id) => by_bucket.entry(id).or_default().push(tokens),
+        }
+    }
+
+    let mut out = vec![
+        row("system".into(), "System prompt".into(), &Bucket { tokens: system_prompt_tokens(inputs), count: 0 }, 0),
+        row(
+            "tools".into(),
+            "Tool definitions".into(),
+            &Bucket { tokens: tools_tokens(inputs), count: u32::try_from(inputs.tools.len()).unwrap_or(u32::MAX) },
+            0,
+        ),
+    ];
+    for (id, label) in [("user", "User"), ("assistant", "Assistant"), ("toolResults", "Tool results")] {
+        if let Some(b) = by_bucket.get(id) {
+            out.push(row(id.into(), label.into(), b, 0));
+        }
+    }
+    if let Some(b) = by_bucket.get("custom") {
+        out.push(row("custom".into(), "Injected context".into(), b, 0));
+        // Biggest first; the sort is stable, so ties keep their first appearance.
+        types.sort_by_key(|t| std::cmp::Reverse(t.1.tokens));
+        let mut rest = Bucket::default();
+        let mut rest_types = 0usize;
+        for (i, (name, bucket)) in types.iter().enumerate() {
+            if i < NAMED_TYPES {
+                let label = sanitize_line(name, LABEL_MAX);
+                let label = if label.is_empty() { "(no type)".to_string() } else { label };
+                out.push(row(format!("custom:{label}"), label, bucket, 1));
+            } else {
+                rest.tokens = add(rest.tokens, bucket.tokens);
+                rest.count = rest.count.saturating_add(bucket.count);
+                rest_types += 1;
+            }
+        }
+        if rest_types > 0 {
+            let label = format!("{rest_types} more type{}", if rest_types == 1 { "" } else { "s" });
+            out.push(row("customOther".into(), label, &rest, 1));
+        }
+    }
+    for (id, label) in [("summaries", "Summaries"), ("shell", "Shell output")] {
+        if let Some(b) = by_bucket.get(id) {
+            out.push(row(id.into(), label.into(), b, 0));
+        }
+    }
+    for (role, bucket) in &others {
+        let label = sanitize_line(role, LABEL_MAX);
+        let label = if label.is_empty() { "(no role)".to_string() } else { label };
+        out.push(row(format!("role:{label}"), label, bucket, 0));
+    }
+
+    let estimate = out.iter().filter(|r| r.depth == 0).fold(0, |sum, r| add(sum, r.tokens));
+    for r in &mut out {
+        r.percent = percent(r.tokens, estimate);
+        r.cells = cells(r.tokens, estimate, ROW_CELLS);
+        r.percent_text = percent_text(r.percent);
+    }
+    (out, estimate)
+}
+
+fn push_named(list: &mut Vec<(String, Bucket)>, name: &str, tokens: u64) {
+    match list.iter_mut().find(|(n, _)| n == name) {
+        Some((_, b)) => b.push(tokens),
+        None => {
+            let mut b = Bucket::default();
+            b.push(tokens);
+            list.push((name.to_string(), b));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{MessageDigest, SystemDigest, ToolDigest};
+    use super::*;
+
+    fn msg(role: &str, tokens: f64) -> MessageDigest {
+        MessageDigest { role: role.into(), tokens, ..Default::default() }
+    }
+
+    fn custom(kind: &str, tokens: f64) -> MessageDigest {
+        MessageDigest { custom_type: Some(kind.into()), ..msg("custom", tokens) }
+    }
+
+    fn find<'a>(rows: &'a [Row], id: &str) -> &'a Row {
+        rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("no row {id} in {rows:#?}"))
+    }
+
+    #[test]
+    fn buckets_the_conversation_by_role_and_totals_the_top_level() {
+        let inputs = ContextInputs {
+            system_prompt: "x".repeat(400),
+            tools: vec![ToolDigest { name: "bash".into(), description: "d".repeat(36), parameters: "{}".into() }],
+            messages: vec![
+                msg("user", 10.0),
+                msg("assistant", 20.0),
+                msg("toolResult", 30.0),
+                msg("user", 5.0),
+                msg("bashExecution", 7.0),
+                msg("compactionSummary", 8.0),
+                msg("branchSummary", 2.0),
+                msg("futureRole", 3.0),
+            ],
+            ..Default::default()
+        };
+        let (rows, estimate) = rows(&inputs);
+        assert_eq!(find(&rows, "system").tokens, 100);
+        assert_eq!((find(&rows, "tools").tokens, find(&rows, "tools").count), (11, 1));
+        assert_eq!((find(&rows, "user").tokens, find(&rows, "user").count), (15, 2));
+        assert_eq!(find(&rows, "assistant").tokens, 20);
+        assert_eq!(find(&rows, "toolResults").tokens, 30);
+        assert_eq!(find(&rows, "shell").tokens, 7);
+        assert_eq!((find(&rows, "summaries").tokens, find(&rows, "summaries").count), (10, 2));
+        assert_eq!(find(&rows, "role:futureRole").hue, Hue::Meta);
+        assert_eq!(estimate, 100 + 11 + 15 + 20 + 30 + 7 + 10 + 3);
+        let order: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            order,
+            ["system", "tools", "user", "assistant", "toolResults", "summaries", "shell", "role:futureRole"]
+        );
+        let total: f64 = rows.iter().map(|r| r.percent).sum();
+        assert!((total - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn names_the_five_largest_injected_types_and_folds_the_rest() {
+        let mut messages = Vec::new();
+        for (i, kind) in ["a", "b", "c", "d", "e", "f", "g"].iter().enumerate() {
+            messages.push(custom(kind, (i as f64 + 1.0) * 10.0));
+        }
+        messages.push(custom("a", 100.0));
+        let (rows, _) = rows(&ContextInputs { messages, ..Default::default() });
+        let custom_rows: Vec<(&str, u64, u8)> =
+            rows.iter().filter(|r| r.id.starts_with("custom")).map(|r| (r.id.as_str(), r.tokens, r.depth)).collect();
+        assert_eq!(
+            custom_rows,
+            [
+                ("custom", 380, 0),
+                ("custom:a", 110, 1),
+                ("custom:g", 70, 1),
+                ("custom:f", 60, 1),
+                ("custom:e", 50, 1),
+                ("custom:d", 40, 1),
+                ("customOther", 50, 1),
+            ]
+        );
+        assert_eq!(find(&rows, "customOther").label, "2 more types");
+        assert_eq!(find(&rows, "custom:a").hue, Hue::Faint);
+        assert_eq!(find(&rows, "custom").hue, Hue::Meta);
+    }
+
+    #[test]
+    fn injected_type_labels_are_sanitized_and_clipped() {
+        let hostile = format!("\x1b[31mevil\x07\ttype\r{}", "z".repeat(80));
+        let (rows, _) = rows(&ContextInputs { messages: vec![custom(&hostile, 4.0)], ..Default::default() });
+        let child = rows.iter().find(|r| r.depth == 1).expect("a child row");
+        assert!(!child.label.chars().any(char::is_control), "{:?}", child.label);
+        assert!(js_len(&child.label) <= LABEL_MAX);
+    }
+
+    #[test]
+    fn the_system_prompt_comes_from_the_projection_when_it_holds_one() {
+        let mut sections = BTreeMap::new();
+        sections.insert("rules".to_string(), Some("r".repeat(40)));
+        sections.insert("docs".to_string(), Some("d".repeat(40)));
+        let first = SystemDigest { content: "c".repeat(10), sections };
+        let mut patch = BTreeMap::new();
+        patch.insert("docs".to_string(), None);
+        patch.insert("extra".to_string(), Some("e".repeat(4)));
+        let second = SystemDigest { content: "n".repeat(4), sections: patch };
+        let inputs = ContextInputs {
+            system_prompt: "ignored".repeat(100),
+            messages: vec![
+                MessageDigest { system: Some(first), ..msg("system", 999.0) },
+                MessageDigest { system: Some(second), ..msg("system", 999.0) },
+            ],
+            ..Default::default()
+        };
+        // contents 10 + "\n\n" + 4, sections rules 40 + extra 4 = 60 chars.
+        assert_eq!(system_prompt_tokens(&inputs), 15);
+        let (rows, estimate) = rows(&inputs);
+        assert_eq!(estimate, 15, "system messages are not conversation: {rows:#?}");
+    }
+
+    #[test]
+    fn an_empty_session_has_only_the_prompt_and_tools() {
+        let (rows, estimate) = rows(&ContextInputs::default());
+        assert_eq!(rows.len(), 2);
+        assert_eq!(estimate, 0);
+        assert!(rows.iter().all(|r| r.cells == 0 && r.percent == 0.0));
+    }
+}

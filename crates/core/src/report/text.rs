@@ -1,0 +1,310 @@
+//! The plain-text report, for every mode but the TUI (`print`, `json`, `rpc`):
+//! the same facts as the screen, in lines no wider than about 80 columns.
+//!
+//! Token columns are compact (`5.1k`); percentages are computed from unrounded
+//! tokens and shown to one decimal, so re-deriving one from the printed
+//! figures can differ slightly. Every label was sanitized when its row was built.
+
+use super::drift::DriftNote;
+use super::gauge::{GaugeBasis, WINDOW_CELLS};
+use super::threshold::{ReserveSource, ThresholdState, WindowSource};
+use super::{ContextReport, MAX_SAFE};
+use crate::text::short_count;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// A filled cell and an empty one, in the screen and in this text.
+pub const FULL: char = '█';
+pub const EMPTY: char = '░';
+
+/// A token count as printed: `950`, `5.1k`, `1.3M`.
+pub fn count(n: u64) -> String {
+    short_count(usize::try_from(n.min(MAX_SAFE)).unwrap_or(usize::MAX))
+}
+
+fn signed(n: i64) -> String {
+    let magnitude = count(n.unsigned_abs());
+    if n < 0 {
+        format!("-{magnitude}")
+    } else {
+        format!("+{magnitude}")
+    }
+}
+
+/// A percentage as printed: one decimal, computed from unrounded tokens.
+pub fn percent_text(p: f64) -> String {
+    format!("{p:.1}%")
+}
+
+/// The report's sentences, shared by the screen and the text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sentences {
+    pub headline: String,
+    pub threshold: String,
+    pub composition: String,
+    pub drift: String,
+    pub history: String,
+}
+
+/// Every sentence of the report.
+pub fn sentences(r: &ContextReport) -> Sentences {
+    Sentences {
+        headline: headline_line(r),
+        threshold: threshold_line(r),
+        composition: format!("Composition (estimate: {} tokens)", count(r.estimate)),
+        drift: drift_line(r),
+        history: history_line(r),
+    }
+}
+
+/// `filled` full cells then empty ones, `of` in all.
+pub fn bar(filled: u8, of: u8) -> String {
+    let filled = filled.min(of);
+    let mut s = String::with_capacity(usize::from(of) * 3);
+    s.extend(std::iter::repeat_n(FULL, usize::from(filled)));
+    s.extend(std::iter::repeat_n(EMPTY, usize::from(of - filled)));
+    s
+}
+
+/// The headline sentence (also the screen's first line).
+pub fn headline_line(r: &ContextReport) -> String {
+    let h = &r.headline;
+    match (h.tokens, h.window) {
+        (_, None) => "Window unknown: the model has no known context window".to_string(),
+        (None, Some(w)) => format!(
+            "Total pending / {} tokens: Pi recalculates it after the next reply (composition {})",
+            count(w),
+            count(r.estimate)
+        ),
+        (Some(t), Some(w)) => {
+            let source = if h.window_source == WindowSource::Model { " (model's window)" } else { "" };
+            format!(
+                "{} / {} tokens ({:.1}%){source}, {} free",
+                count(t),
+                count(w),
+                h.percent.unwrap_or(0.0),
+                count(h.free.unwrap_or(0))
+            )
+        }
+    }
+}
+
+/// The threshold sentence.
+pub fn threshold_line(r: &ContextReport) -> String {
+    let t = &r.threshold;
+    match t.state {
+        ThresholdState::Off => "Auto-compaction is off (compaction.enabled is false): no threshold".to_string(),
+        ThresholdState::UnknownWindow => "No threshold without a known window: compaction is left to Pi".to_string(),
+        ThresholdState::Invalid => format!("No threshold: {}", t.problem.as_deref().unwrap_or("invalid settings")),
+        ThresholdState::On => {
+            let source = match t.reserve_source {
+                Some(ReserveSource::ModelOverride) => {
+                    format!("modelOverrides[\"{}\"]", t.model_key.as_deref().unwrap_or(""))
+                }
+                Some(ReserveSource::Settings) => "compaction.reserveTokens".to_string(),
+                _ => "Pi's default".to_string(),
+            };
+            let head = format!(
+                "Auto-compaction at {} (reserve {} from {source})",
+                count(t.at.unwrap_or(0)),
+                count(t.reserve.unwrap_or(0))
+            );
+            match t.headroom {
+                Some(h) if h >= 0 => format!("{head}, {} headroom", count(h.unsigned_abs())),
+                Some(h) => format!("{head}, past it by {}", count(h.unsigned_abs())),
+                None => format!("{head}, headroom pending"),
+            }
+        }
+    }
+}
+
+/// The drift sentence.
+pub fn drift_line(r: &ContextReport) -> String {
+    let d = &r.drift;
+    let (Some(host), Some(diff)) = (d.host, d.difference) else {
+        return format!("Drift: unknown while Pi's total is unknown (composition {})", count(d.estimate));
+    };
+    let figures = format!("Pi {} vs composition {}", count(host), count(d.estimate));
+    match d.note {
+        DriftNote::Unattributed => format!("Drift: {figures}, {} unattributed", signed(diff)),
+        DriftNote::HostCountsMessagesOnly => format!("Drift: {figures}, {}: host counts messages only", signed(diff)),
+        DriftNote::EstimateAbove => format!("Drift: {figures}, {}: the estimate is above Pi's total", signed(diff)),
+        DriftNote::None | DriftNote::Unknown => format!("Drift: {figures}, none"),
+    }
+}
+
+/// The compaction-history sentence.
+pub fn history_line(r: &ContextReport) -> String {
+    let h = &r.history;
+    match &h.latest {
+        None => "Compactions: none on this branch".to_string(),
+        Some(cut) => format!(
+            "Compactions: {} on this branch; the newest cut {} to ~{}, its summary costs {}",
+            h.count,
+            count(cut.tokens_before),
+            count(cut.tokens_after),
+            count(cut.summary_tokens)
+        ),
+    }
+}
+
+/// A row's label with its message count.
+pub fn row_label(label: &str, id: &str, n: u32) -> String {
+    if id == "system" || n == 0 {
+        label.to_string()
+    } else {
+        format!("{label} ({n})")
+    }
+}
+
+/// A row's figures: tokens, percentage, filled cells.
+type Figures = (u64, f64, u8);
+
+fn table_line(
+    out: &mut String,
+    (indent, label): (usize, &str),
+    width: usize,
+    (tokens, pct, cells): Figures,
+    tail: &str,
+) {
+    let pad = width.saturating_sub(label.chars().count() + indent);
+    let _ = writeln!(
+        out,
+        "  {}{label}{} {:>7} {:>7}  {}{tail}",
+        " ".repeat(indent),
+        " ".repeat(pad),
+        count(tokens),
+        percent_text(pct),
+        bar(cells, super::gauge::ROW_CELLS)
+    );
+}
+
+/// The whole plain-text report.
+pub fn render(r: &ContextReport) -> String {
+    let mut out = String::new();
+    let s = &r.sentences;
+    let _ = writeln!(out, "Context: {}", s.headline);
+    let g = &r.window_gauge;
+    if g.basis != GaugeBasis::None {
+        let what = if g.basis == GaugeBasis::Estimate { "  (estimate)" } else { "" };
+        let _ = writeln!(out, "  [{}]{what}", bar(g.filled, WINDOW_CELLS));
+    }
+    let _ = writeln!(out, "{}", s.threshold);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", s.composition);
+    let labels: Vec<&str> = r.rows.iter().map(|row| row.caption.as_str()).collect();
+    let width =
+        r.rows.iter().zip(&labels).map(|(row, l)| l.chars().count() + 2 * usize::from(row.depth)).max().unwrap_or(0);
+    for (row, label) in r.rows.iter().zip(&labels) {
+        table_line(&mut out, (2 * usize::from(row.depth), label), width, (row.tokens, row.percent, row.cells), "");
+    }
+    let _ = writeln!(out, "{}", s.drift);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", s.history);
+    if !r.largest.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Largest messages");
+        let width = r.largest.iter().map(|l| l.role.chars().count()).max().unwrap_or(0);
+        for l in &r.largest {
+            let tail = if l.descriptor.is_empty() { String::new() } else { format!("  {}", l.descriptor) };
+            table_line(&mut out, (0, &l.role), width, (l.tokens, l.percent, l.cells), &tail);
+        }
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{
+        build, CompactionInputs, ContextInputs, HistoryInputs, HostUsage, LatestCompaction, MessageDigest, ModelRef,
+    };
+    use super::*;
+
+    fn msg(role: &str, tokens: f64) -> MessageDigest {
+        MessageDigest { role: role.into(), tokens, ..Default::default() }
+    }
+
+    fn inputs(tokens: Option<f64>) -> ContextInputs {
+        ContextInputs {
+            usage: Some(HostUsage { tokens, context_window: Some(200_000.0), percent: None }),
+            model: Some(ModelRef { provider: "faux".into(), id: "faux-1".into(), context_window: Some(200_000.0) }),
+            system_prompt: "p".repeat(4000),
+            messages: vec![
+                msg("user", 10.0),
+                MessageDigest { tool_name: Some("bash".into()), ..msg("assistant", 20.0) },
+                MessageDigest { tool_name: Some("bash".into()), ..msg("toolResult", 3000.0) },
+                MessageDigest { custom_type: Some("\x1b[31mnotes\x07".into()), ..msg("custom", 40.0) },
+            ],
+            compaction: CompactionInputs::default(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_report_reads_top_to_bottom() {
+        let text = build(&inputs(Some(5000.0))).text;
+        let expected_start = "Context: 5.0k / 200.0k tokens (2.5%), 195.0k free\n  [█░░░░░░░░░]\n\
+            Auto-compaction at 183.6k (reserve 16.4k from Pi's default), 178.6k headroom\n\n\
+            Composition (estimate: 4.1k tokens)\n";
+        assert!(text.starts_with(expected_start), "{text}");
+        assert!(text.contains("  System prompt           1.0k   24.6%  ██░░░░░░"), "{text}");
+        assert!(text.contains("  Tool results (1)        3.0k   73.7%  ██████░░"), "{text}");
+        assert!(text.contains("  Injected context (1)      40    1.0%  █░░░░░░░"), "{text}");
+        assert!(text.contains("    [31mnotes (1)"), "{text}");
+        assert!(text.contains("Drift: Pi 5.0k vs composition 4.1k, +930 unattributed"), "{text}");
+        assert!(text.contains("Compactions: none on this branch"), "{text}");
+        assert!(text.contains("  toolResult    3.0k   73.7%  ██████░░  bash"), "{text}");
+        assert!(text.contains("  assistant       20    0.5%  █░░░░░░░  calls bash"), "{text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+        assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
+    }
+
+    #[test]
+    fn a_pending_total_says_so_instead_of_inventing_one() {
+        let mut i = inputs(None);
+        i.history = HistoryInputs {
+            count: 1,
+            latest: Some(LatestCompaction { tokens_before: 61_000.0, summary: "s".repeat(800) }),
+            kept: vec![2],
+        };
+        let text = build(&i).text;
+        assert!(text.contains("Total pending / 200.0k tokens: Pi recalculates it after the next reply"), "{text}");
+        assert!(text.contains("(estimate)"), "{text}");
+        assert!(text.contains("headroom pending"), "{text}");
+        assert!(text.contains("Drift: unknown"), "{text}");
+        assert!(
+            text.contains("Compactions: 1 on this branch; the newest cut 61.0k to ~4.2k, its summary costs 200"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn host_counts_messages_only_before_the_first_reply() {
+        let mut i = inputs(Some(10.0));
+        i.messages = vec![msg("user", 10.0)];
+        let text = build(&i).text;
+        assert!(text.contains("Drift: Pi 10 vs composition 1.0k, -1.0k: host counts messages only"), "{text}");
+    }
+
+    #[test]
+    fn off_unknown_and_invalid_thresholds_read_plainly() {
+        let mut off = inputs(Some(10.0));
+        off.compaction.settings = Some(serde_json::json!({ "enabled": false }));
+        assert!(build(&off).text.contains("Auto-compaction is off"));
+        let mut invalid = inputs(Some(10.0));
+        invalid.compaction.settings = Some(serde_json::json!({ "reserveTokens": -1 }));
+        assert!(build(&invalid).text.contains("No threshold: compaction.reserveTokens is -1"));
+        let unknown = ContextInputs { messages: vec![msg("user", 3.0)], ..Default::default() };
+        let text = build(&unknown).text;
+        assert!(text.starts_with("Context: Window unknown"), "{text}");
+        assert!(text.contains("No threshold without a known window"), "{text}");
+    }
+
+    #[test]
+    fn bars_are_exactly_their_width() {
+        assert_eq!(bar(3, 8), "███░░░░░");
+        assert_eq!(bar(12, 8), "████████");
+        assert_eq!(bar(0, 10).chars().count(), 10);
+    }
+}

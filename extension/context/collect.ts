@@ -1,0 +1,137 @@
+// The only host boundary of /context: one read of Pi per open or refresh.
+//
+// It reads usage, the system prompt, the active tools, the compaction settings,
+// the projection and the branch, counts each projected message with Pi's own
+// `estimateTokens`, and reduces every message to a small digest (role, type,
+// tool, command, the first ~200 characters of text). Everything else — the
+// composition, the threshold, drift, history, the largest messages, the gauges
+// and the text — is computed by the core from this one value.
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
+import type { ContextInputs, MessageDigest, ToolDigest } from "./types.ts";
+
+/** How much of a message's text travels to the core for its descriptor. */
+const TEXT_HEAD = 200;
+
+// Pi's message union grows with its versions; a digest reads fields defensively.
+type Loose = Record<string, unknown>;
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const head = (v: unknown): string | undefined => str(v)?.slice(0, TEXT_HEAD);
+
+/** The start of the first text in a content value (a string or a block list). */
+function firstText(content: unknown): string | undefined {
+  if (typeof content === "string") return content.slice(0, TEXT_HEAD);
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content as Loose[]) {
+    if (block?.type === "text" && typeof block.text === "string" && block.text.trim()) return block.text.slice(0, TEXT_HEAD);
+  }
+  return undefined;
+}
+
+/** The whole text of a system message's content, which the core measures. */
+function allText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Loose[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
+}
+
+function tokensOf(message: unknown): number {
+  try {
+    const n = estimateTokens(message as Parameters<typeof estimateTokens>[0]);
+    return Number.isFinite(n) ? n : 0;
+  } catch {
+    // A message Pi's estimator cannot read counts 0 rather than failing the report.
+    return 0;
+  }
+}
+
+/** One projected message as the core sees it. */
+export function digest(message: unknown): MessageDigest {
+  const m = (message ?? {}) as Loose;
+  const d: MessageDigest = { role: String(m.role ?? ""), tokens: tokensOf(message) };
+  switch (m.role) {
+    case "system": {
+      const sections: Record<string, string | null> = {};
+      for (const [name, value] of Object.entries((m.sections ?? {}) as Loose)) {
+        if (typeof value === "string" || value === null) sections[name] = value;
+      }
+      d.system = { content: allText(m.content), sections };
+      break;
+    }
+    case "assistant": {
+      const blocks = Array.isArray(m.content) ? (m.content as Loose[]) : [];
+      const call = blocks.find((b) => b?.type === "toolCall");
+      if (call) d.toolName = head(call.name);
+      d.text = firstText(blocks);
+      break;
+    }
+    case "toolResult":
+      d.toolName = head(m.toolName);
+      break;
+    case "custom":
+      d.customType = head(m.customType);
+      d.text = firstText(m.content);
+      break;
+    case "bashExecution":
+      d.command = head(m.command);
+      break;
+    case "compactionSummary":
+    case "branchSummary":
+      d.text = head(m.summary);
+      break;
+    default:
+      d.text = firstText(m.content);
+  }
+  return d;
+}
+
+function activeTools(pi: ExtensionAPI): ToolDigest[] {
+  const active = new Set(pi.getActiveTools());
+  return pi
+    .getAllTools()
+    .filter((t) => active.has(t.name))
+    .map((t) => ({ name: t.name, description: t.description ?? "", parameters: JSON.stringify(t.parameters ?? {}) ?? "" }));
+}
+
+/** Reads Pi once and returns everything the core needs for the report. */
+export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs {
+  const manager = ctx.sessionManager;
+  const projection = manager.buildSessionProjection();
+  const branch = manager.getBranch();
+  const usage = ctx.getContextUsage();
+  const model = ctx.model;
+  const settings = (pi.getSettings?.() as Loose | undefined)?.compaction;
+
+  const messages = projection.messages.map(digest);
+
+  // The newest compaction kept the messages whose entries sit before it on the branch.
+  const latest = getLatestCompactionEntry(branch);
+  const kept: number[] = [];
+  if (latest) {
+    const position = new Map(branch.map((e, i) => [e.id, i]));
+    const cut = position.get(latest.id) ?? -1;
+    let index = 0;
+    for (const entry of projection.entries as { sourceEntry: { id: string }; messages: unknown[] }[]) {
+      const at = position.get(entry.sourceEntry.id) ?? Number.POSITIVE_INFINITY;
+      for (let i = 0; i < entry.messages.length; i++, index++) if (at < cut) kept.push(index);
+    }
+  }
+
+  return {
+    usage: usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent } : undefined,
+    model: model ? { provider: model.provider, id: model.id, contextWindow: model.contextWindow } : undefined,
+    systemPrompt: ctx.getSystemPrompt() ?? "",
+    tools: activeTools(pi),
+    compaction: {
+      settings: settings === null ? undefined : settings,
+      defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },
+    },
+    messages,
+    history: {
+      count: branch.filter((e) => e.type === "compaction").length,
+      latest: latest ? { tokensBefore: latest.tokensBefore, summary: latest.summary ?? "" } : undefined,
+      kept,
+    },
+  };
+}

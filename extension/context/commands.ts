@@ -1,0 +1,131 @@
+// `/context` and `/context compact [instructions]`: the screen in the TUI, the
+// plain-text report elsewhere, and the guarded compact.
+//
+// Every handler is wrapped: a failure becomes a message, never an exception
+// that reaches Pi.
+import { writeSync } from "node:fs";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { type CoreResult, callCore, core } from "../core.ts";
+import { collect } from "./collect.ts";
+import type { ContextReport } from "./types.ts";
+import { showScreen } from "./view.ts";
+
+export const USAGE = "Usage: /context (the report) or /context compact [instructions]";
+export const BUSY =
+  "Not compacting: a turn or a compaction is running, and Pi's compaction would abort it. Wait for it (or stop it), then compact.";
+
+type Level = "info" | "warning" | "error";
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Reads Pi once and builds the report in the core. */
+export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFrom?: number): CoreResult<ContextReport> {
+  try {
+    const inputs = collect(pi, ctx);
+    if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
+    return callCore(() => core.buildReport(inputs));
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
+  }
+}
+
+/**
+ * Tells the user. In print mode Pi's `notify` is a no-op and Pi points
+ * `process.stdout` at stderr, so the report — the answer `pi -p "/context"`
+ * asked for — goes straight to file descriptor 1 (errors to 2). In json mode
+ * stdout is Pi's event stream and nothing extra is written.
+ */
+export function say(ctx: ExtensionContext, text: string, level: Level): void {
+  try {
+    if (ctx.mode === "print" && !ctx.hasUI) {
+      writeSync(level === "error" ? 2 : 1, `${text}\n`);
+      return;
+    }
+    ctx.ui.notify(text, level);
+  } catch {
+    // Nowhere left to report to; the session is untouched.
+  }
+}
+
+export interface CompactCallbacks {
+  /** The compaction finished; `report` was re-read and carries `compacted`. */
+  done: (report: CoreResult<ContextReport>) => void;
+  failed: (message: string) => void;
+}
+
+/**
+ * Starts a compaction through `ctx.compact` unless the agent is busy: Pi's
+ * compaction begins by aborting the active turn, and this action must never
+ * discard a running answer. Returns false (and starts nothing) when busy.
+ */
+export function startCompact(pi: ExtensionAPI, ctx: ExtensionContext, instructions: string, on: CompactCallbacks): boolean {
+  if (!ctx.isIdle()) return false;
+  const before = ctx.getContextUsage()?.tokens ?? undefined;
+  ctx.compact({
+    customInstructions: instructions || undefined,
+    onComplete: (result) => {
+      try {
+        on.done(readReport(pi, ctx, result?.tokensBefore ?? before ?? 0));
+      } catch (error) {
+        on.failed(messageOf(error));
+      }
+    },
+    onError: (error) => {
+      try {
+        on.failed(messageOf(error));
+      } catch {
+        // The caller's feedback failed; nothing else to do.
+      }
+    },
+  });
+  return true;
+}
+
+async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, instructions: string): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const started = startCompact(pi, ctx, instructions, {
+      done: (report) => {
+        if (report.ok && report.value.compacted) say(ctx, report.value.compacted.line, "info");
+        else say(ctx, `Compacted; the report could not be rebuilt: ${report.ok ? "no result" : report.error}`, "warning");
+        resolve();
+      },
+      failed: (message) => {
+        say(ctx, `Compaction failed: ${core.sanitizeLine(message, 200)}`, "error");
+        resolve();
+      },
+    });
+    if (!started) {
+      say(ctx, BUSY, "warning");
+      resolve();
+    }
+  });
+}
+
+async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionCommandContext): Promise<void> {
+  const trimmed = args.trim();
+  const [sub = ""] = trimmed.split(/\s+/, 1);
+  if (sub === "compact") return compactCommand(pi, ctx, trimmed.slice(sub.length).trim());
+  if (sub) return say(ctx, USAGE, "warning");
+  const report = readReport(pi, ctx);
+  if (!report.ok) return say(ctx, `context: the report could not be built: ${report.error}`, "error");
+  if (ctx.mode === "tui") {
+    return showScreen(pi, ctx, report.value);
+  }
+  say(ctx, report.value.text, "info");
+}
+
+/** Registers `/context` (and its `compact` form). */
+export function registerCommands(pi: ExtensionAPI): void {
+  pi.registerCommand("context", {
+    description: "Where the context window goes; /context compact [instructions] compacts from the report",
+    getArgumentCompletions: (prefix: string) =>
+      "compact".startsWith(prefix.trim()) ? [{ value: "compact", label: "compact", description: "Compact, never aborting a turn" }] : null,
+    handler: async (args, ctx) => {
+      try {
+        await contextCommand(pi, args ?? "", ctx);
+      } catch (error) {
+        say(ctx, `context: ${messageOf(error)}`, "error");
+      }
+    },
+  });
+}
