@@ -18,15 +18,27 @@ type Level = "info" | "warning" | "error";
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Reads Pi once and builds the report in the core. */
+/** The event each freshly built report is emitted on (`pi.events`), for other extensions. */
+export const REPORT_EVENT = "context:report";
+
+/** Reads Pi once, builds the report in the core, and emits it on `pi.events`. */
 export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFrom?: number): CoreResult<ContextReport> {
+  let result: CoreResult<ContextReport>;
   try {
     const inputs = collect(pi, ctx);
     if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
-    return callCore(() => core.buildReport(inputs));
+    result = callCore(() => core.buildReport(inputs));
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }
+  if (result.ok) {
+    try {
+      pi.events.emit(REPORT_EVENT, result.value);
+    } catch {
+      // A listener's failure is not the report's.
+    }
+  }
+  return result;
 }
 
 /**

@@ -97,6 +97,8 @@ export interface ContextReport {
   };
   history: { count: number; latest?: { tokensBefore: number; tokensAfter: number; summaryTokens: number } };
   largest: Largest[];
+  /** Each projected message's count as the report used it, in projection order. */
+  counts: number[];
   compacted?: { before: number; after: number; afterIsEstimate: boolean; line: string };
   sentences: { headline: string; threshold: string; composition: string; drift: string; history: string };
   /** The plain-text report, for every mode but the TUI. */

@@ -188,6 +188,9 @@ pub struct ContextReport {
     pub drift: drift::Drift,
     pub history: history::History,
     pub largest: Vec<largest::Largest>,
+    /// Each projected message's count as the report used it (Pi's
+    /// `estimateTokens`, made whole), in projection order.
+    pub counts: Vec<u64>,
     /// The effect of a compaction that just finished (`compacted_from`).
     pub compacted: Option<history::Compacted>,
     /// The report's sentences, shared by the screen and the text.
@@ -215,6 +218,7 @@ pub fn build(inputs: &ContextInputs) -> ContextReport {
         drift,
         history,
         largest,
+        counts: inputs.messages.iter().map(|m| whole_tokens(m.tokens)).collect(),
         compacted,
         sentences: text::Sentences::default(),
         text: String::new(),
