@@ -16,6 +16,7 @@
 //! the line's prefixes and a hash set of the names, never by scanning the names.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -106,6 +107,10 @@ struct Line {
     next: usize,
     /// JavaScript characters, newline included.
     chars: usize,
+    /// Empty or whitespace only.
+    blank: bool,
+    /// `--`, grep's separator between context groups.
+    separator: bool,
 }
 
 fn split_lines(text: &str) -> Vec<Line> {
@@ -118,7 +123,13 @@ fn split_lines(text: &str) -> Vec<Line> {
             None => (text.len(), text.len()),
         };
         let body = text.get(pos..end).unwrap_or("");
-        out.push(Line { start: pos, end, next, chars: js_len(body) + usize::from(next > end) });
+        let (chars, blank) = if body.is_ascii() {
+            (body.len(), body.bytes().all(|b| b.is_ascii_whitespace()))
+        } else {
+            (js_len(body), body.trim().is_empty())
+        };
+        let separator = !blank && body.len() < 16 && body.trim() == "--";
+        out.push(Line { start: pos, end, next, chars: chars + usize::from(next > end), blank, separator });
         pos = next;
     }
     out
@@ -129,10 +140,10 @@ pub fn chunk(text: &str) -> Chunked {
     let lines = split_lines(text);
     let total: usize = lines.iter().map(|l| l.chars).sum();
     let target = target_size(total);
-    if let Some(files) = grep_files(text, &lines) {
-        Chunked { grep: true, target, chunks: grep_chunks(text, &lines, &files, target) }
+    if let Some((files, names)) = grep_files(text, &lines) {
+        Chunked { grep: true, target, chunks: grep_chunks(&lines, &files, &names, target) }
     } else {
-        Chunked { grep: false, target, chunks: windows(text, &lines, 0, lines.len(), target, &[]) }
+        Chunked { grep: false, target, chunks: windows(&lines, 0, lines.len(), target, &[]) }
     }
 }
 
@@ -180,45 +191,137 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
 }
 
-/// The file names seen in `path:line:` lines.
+/// A fast hasher for the per-line maps (std's SipHash guards against
+/// hash flooding, which costs more than this whole pass per line; the keys
+/// here come from one tool output and a collision only slows a lookup).
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        // Spread the low bits hashbrown uses for buckets.
+        self.0 ^ (self.0 >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // FxHash's mixing, eight bytes at a time (paths are tens of bytes).
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+        }
+        for &b in words.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    fn write_u64(&mut self, n: u64) {
+        // Keys that are already FNV hashes.
+        self.0 = n;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+
+/// The file names seen in `path:line:` lines, numbered in order of appearance.
 struct Names<'a> {
-    set: HashSet<&'a str>,
-    hashes: HashSet<u64>,
+    ids: FastMap<&'a str, u32>,
+    names: Vec<&'a str>,
+    /// Match lines per name.
+    counts: Vec<u32>,
+    /// FNV hashes of the names, for lines with many `-digits-` places.
+    hashes: FastSet<u64>,
     max_len: usize,
 }
 
 impl<'a> Names<'a> {
     fn new() -> Self {
-        Names { set: HashSet::new(), hashes: HashSet::new(), max_len: 0 }
+        Names { ids: FastMap::default(), names: Vec::new(), counts: Vec::new(), hashes: FastSet::default(), max_len: 0 }
     }
 
-    fn add(&mut self, name: &'a str) {
-        if self.set.insert(name) {
+    /// Counts a match line of `name` and returns the name's id.
+    fn add(&mut self, name: &'a str) -> u32 {
+        let next = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        let id = *self.ids.entry(name).or_insert(next);
+        if id == next {
+            self.names.push(name);
+            self.counts.push(0);
             self.hashes.insert(fnv(name.as_bytes()));
             self.max_len = self.max_len.max(name.len());
         }
+        self.count_again(id);
+        id
     }
 
-    /// Byte length of the longest known name that starts `line` followed by
-    /// `-digits-` (a context line of `rg -C`). One pass over at most
-    /// `max_len + 1` bytes of the line, whatever the number of names, so
-    /// `2024-05-01-post.md-12-` finds `2024-05-01-post.md`, not `2024`.
-    fn context_prefix(&self, line: &str, found: &mut Vec<usize>) -> Option<usize> {
+    /// Counts another match line of a known name.
+    fn count_again(&mut self, id: u32) {
+        if let Some(c) = self.counts.get_mut(id as usize) {
+            *c = c.saturating_add(1);
+        }
+    }
+
+    fn name(&self, id: u32) -> &'a str {
+        self.names.get(id as usize).copied().unwrap_or("")
+    }
+
+    fn count(&self, id: u32) -> u32 {
+        self.counts.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// The places (byte offsets) in the first `max_len + 1` bytes of `line`
+    /// where `-digits-` starts: where a known name could end.
+    fn dash_places(&self, line: &str, found: &mut Vec<usize>) {
         let bytes = line.as_bytes();
-        let limit = bytes.len().min(self.max_len.saturating_add(1));
+        let head = bytes.get(..bytes.len().min(self.max_len.saturating_add(1))).unwrap_or(bytes);
         found.clear();
-        let mut h = FNV_OFFSET;
-        for (p, &b) in bytes.iter().enumerate().take(limit) {
-            // `h` is the hash of bytes[..p] here.
-            if b == b'-' && p > 0 && self.hashes.contains(&h) && dash_digits_dash(bytes, p) {
+        let mut from = 1;
+        while let Some(off) = head.get(from..).and_then(|h| h.iter().position(|&b| b == b'-')) {
+            let p = from + off;
+            if dash_digits_dash(bytes, p) {
                 found.push(p);
             }
-            h = fnv_step(h, b);
+            from = p + 1;
         }
-        // Longest first; the hash only proposes, the set decides.
-        found.iter().rev().copied().find(|&p| line.get(..p).is_some_and(|name| self.set.contains(name)))
+    }
+
+    /// The id of the longest known name that starts `line` and ends at one of
+    /// `places` (a context line of `rg -C`), so `2024-05-01-post.md-12-` finds
+    /// `2024-05-01-post.md`, not `2024`. A few places (the usual case) are
+    /// looked up directly, longest first; many (a line built to be slow) go
+    /// through one rolling hash of the prefixes, so the work stays linear in
+    /// the line whatever the number of names.
+    fn context_file(&self, line: &str, places: &[usize]) -> Option<u32> {
+        let mut hits = Vec::new();
+        let places = if places.len() > DIRECT_LOOKUPS {
+            let mut h = FNV_OFFSET;
+            let mut k = 0;
+            for (p, &b) in line.as_bytes().iter().enumerate() {
+                if k >= places.len() {
+                    break;
+                }
+                // `h` is the hash of bytes[..p] here.
+                if places.get(k) == Some(&p) {
+                    k += 1;
+                    if self.hashes.contains(&h) {
+                        hits.push(p);
+                    }
+                }
+                h = fnv_step(h, b);
+            }
+            &hits[..]
+        } else {
+            places
+        };
+        // Longest first; the map decides (the rolling hash only proposes).
+        places.iter().rev().find_map(|&p| line.get(..p).and_then(|name| self.ids.get(name)).copied())
     }
 }
+
+/// Up to this many `-digits-` places in a line are looked up one by one.
+const DIRECT_LOOKUPS: usize = 8;
 
 /// `bytes[at..]` starts with `-`, one or more digits, `-`.
 fn dash_digits_dash(bytes: &[u8], at: usize) -> bool {
@@ -240,7 +343,8 @@ fn plausible_path(p: &[u8]) -> bool {
 fn match_prefix(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut from = 0;
-    while let Some(off) = bytes.get(from..)?.iter().position(|&b| b == b':') {
+    // `find` on a char uses memchr: most lines of plain output have no colon.
+    while let Some(off) = line.get(from..)?.find(':') {
         let colon = from + off;
         if colon > MAX_PATH {
             return None;
@@ -254,74 +358,87 @@ fn match_prefix(line: &str) -> Option<usize> {
     None
 }
 
-fn is_blank_or_separator(line: &str) -> bool {
-    let t = line.trim();
-    t.is_empty() || t == "--"
-}
-
-/// The file of each line if the output is grep-style, else `None`.
+/// The file of each line (an id into the returned names) if the output is
+/// grep-style, else `None`.
 ///
 /// grep-style (§3): at least 3 non-empty lines (ignoring `--`) and at least
 /// 60% of them are `path:line:` matches or `path-line-` context lines. A
 /// context line belongs to the longest file name seen in any match line of
 /// the output: all of them, not only earlier ones, because `rg -C` prints the
 /// context before a file's first match ahead of that match.
-fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<Vec<Option<&'a str>>> {
+fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<(Vec<Option<u32>>, Vec<&'a str>)> {
     let line_str = |l: &Line| text.get(l.start..l.end).unwrap_or("");
-    let matches: Vec<Option<usize>> = lines
+    let mut names = Names::new();
+    // Consecutive match lines are usually of one file: compare with the last
+    // one before hashing.
+    let mut last: Option<(u32, &str)> = None;
+    let matches: Vec<Option<u32>> = lines
         .iter()
         .map(|l| {
-            let s = line_str(l);
-            if is_blank_or_separator(s) {
-                None
-            } else {
-                match_prefix(s)
+            if l.blank || l.separator {
+                return None;
             }
+            let s = line_str(l);
+            let name = match_prefix(s).and_then(|len| s.get(..len))?;
+            let id = match last {
+                Some((id, previous)) if previous == name => {
+                    names.count_again(id);
+                    id
+                }
+                _ => names.add(name),
+            };
+            last = Some((id, name));
+            Some(id)
         })
         .collect();
-    let mut names = Names::new();
-    let mut match_lines: HashMap<&str, u32> = HashMap::new();
-    for (l, m) in lines.iter().zip(&matches) {
-        if let Some(name) = m.and_then(|len| line_str(l).get(..len)) {
-            names.add(name);
-            let n = match_lines.entry(name).or_insert(0);
-            *n = n.saturating_add(1);
-        }
-    }
-    if names.set.is_empty() {
+    if names.names.is_empty() {
         return None;
     }
     let mut files = Vec::with_capacity(lines.len());
     let (mut nonempty, mut greppy) = (0usize, 0usize);
-    let mut found = Vec::new();
+    let mut places = Vec::new();
+    let mut previous: Option<u32> = None;
     for (l, m) in lines.iter().zip(&matches) {
-        let s = line_str(l);
-        if is_blank_or_separator(s) {
+        if l.blank || l.separator {
             files.push(None);
             continue;
         }
+        let s = line_str(l);
         nonempty += 1;
+        names.dash_places(s, &mut places);
         // A context line is tried first: its content may hold `:12:` (an ISO
         // timestamp in a log), which must not make it a match line. The
-        // "path" such a line yields holds its line number, so it is unique;
-        // a path seen in two match lines is a real file, and a longer one wins
+        // "path" such a line yields holds its line number, so it is unique; a
+        // path seen in two match lines is a real file, and a longer one wins
         // (files `v2024` and `v2024-05-01-post.md`).
-        let context = names.context_prefix(s, &mut found);
-        let len = match (context, *m) {
-            (Some(c), Some(m_len))
-                if m_len > c && s.get(..m_len).and_then(|p| match_lines.get(p)).is_some_and(|&n| n >= 2) =>
-            {
-                Some(m_len)
+        let longest_place = places.last().copied();
+        let file = match *m {
+            // No place reaches past the match's path: the match decides, with
+            // no lookup (most match lines).
+            Some(id) if names.count(id) >= 2 && longest_place.is_none_or(|p| p < names.name(id).len()) => Some(id),
+            _ => {
+                // The previous line's file, if this line continues it: no lookup.
+                let same = previous.filter(|&id| {
+                    let name = names.name(id);
+                    longest_place == Some(name.len()) && s.starts_with(name)
+                });
+                let context = same.or_else(|| names.context_file(s, &places));
+                match (context, *m) {
+                    (Some(c), Some(id)) if names.name(id).len() > names.name(c).len() && names.count(id) >= 2 => {
+                        Some(id)
+                    }
+                    (Some(c), _) => Some(c),
+                    (None, m) => m,
+                }
             }
-            (Some(c), _) => Some(c),
-            (None, m) => m,
         };
-        if len.is_some() {
+        if file.is_some() {
             greppy += 1;
+            previous = file;
         }
-        files.push(len.and_then(|n| s.get(..n)));
+        files.push(file);
     }
-    (nonempty >= 3 && greppy.saturating_mul(10) >= nonempty.saturating_mul(6)).then_some(files)
+    (nonempty >= 3 && greppy.saturating_mul(10) >= nonempty.saturating_mul(6)).then_some((files, names.names))
 }
 
 /// A run of lines of one file (or of none, before the first file).
@@ -332,17 +449,9 @@ struct Group {
     chars: usize,
 }
 
-fn grep_chunks(text: &str, lines: &[Line], files: &[Option<&str>], target: usize) -> Vec<Chunk> {
-    let mut ids: HashMap<&str, u32> = HashMap::new();
-    let mut names: Vec<&str> = Vec::new();
+fn grep_chunks(lines: &[Line], files: &[Option<u32>], names: &[&str], target: usize) -> Vec<Chunk> {
     let mut groups: Vec<Group> = Vec::new();
-    for (i, (line, file)) in lines.iter().zip(files).enumerate() {
-        let id = file.map(|f| {
-            *ids.entry(f).or_insert_with(|| {
-                names.push(f);
-                u32::try_from(names.len() - 1).unwrap_or(u32::MAX)
-            })
-        });
+    for (i, (line, &id)) in lines.iter().zip(files).enumerate() {
         match groups.last_mut() {
             // Separators, blanks and unmatched lines stay with the current group.
             Some(g) if id.is_none() || g.file == id => {
@@ -388,7 +497,7 @@ fn grep_chunks(text: &str, lines: &[Line], files: &[Option<&str>], target: usize
         let files: Vec<String> = name_of(g.file).into_iter().collect();
         if g.chars.saturating_mul(2) > target.saturating_mul(3) {
             // Windows of one large group each still name its file.
-            out.extend(windows(text, lines, g.first, g.end, target, &files));
+            out.extend(windows(lines, g.first, g.end, target, &files));
         } else {
             out.push(make_chunk(lines, g.first, g.end, files));
         }
@@ -417,7 +526,7 @@ fn make_chunk(lines: &[Line], first: usize, end: usize, files: Vec<String>) -> C
 /// Windows of about `target` characters over lines `first..end` (§3): when a
 /// window is full and a blank line fell in its last 40%, it ends after that
 /// blank line; a single line longer than the target is a chunk of its own.
-fn windows(text: &str, lines: &[Line], first: usize, end: usize, target: usize, files: &[String]) -> Vec<Chunk> {
+fn windows(lines: &[Line], first: usize, end: usize, target: usize, files: &[String]) -> Vec<Chunk> {
     let mut out = Vec::new();
     let mut win_first = first;
     let mut win_chars = 0usize;
@@ -452,7 +561,7 @@ fn windows(text: &str, lines: &[Line], first: usize, end: usize, target: usize, 
             last_blank = None;
         }
         win_chars = win_chars.saturating_add(line.chars);
-        if text.get(line.start..line.end).is_some_and(|s| s.trim().is_empty()) {
+        if line.blank {
             last_blank = Some((i, win_chars));
         }
     }
@@ -521,22 +630,34 @@ mod tests {
         assert!(!chunk("src/a.ts\n1:x\n2:y\n3:z\n").grep);
     }
 
+    fn file_names(text: &str) -> Vec<Option<&str>> {
+        let lines = split_lines(text);
+        let (ids, names) = grep_files(text, &lines).unwrap();
+        ids.iter().map(|i| i.map(|i| names[i as usize])).collect()
+    }
+
     #[test]
     fn context_lines_take_the_longest_known_file_name() {
         // `v2024` is a file too, and `v2024-05-01-post.md-12-` starts with `v2024-05-`.
         let text = "v2024-05-01-post.md-11-before\nv2024-05-01-post.md:12:match\nv2024-05-01-post.md:13:match\n\
                     v2024-05-01-post.md-14-after\nv2024:1:x\nv2024-2-y\n";
-        let lines = split_lines(text);
-        let files = grep_files(text, &lines).unwrap();
+        let files = file_names(text);
         let post = Some("v2024-05-01-post.md");
         assert_eq!(files, [post, post, post, post, Some("v2024"), Some("v2024")]);
     }
 
     #[test]
+    fn lines_with_many_dash_digit_places_still_find_the_longest_name() {
+        let long = "a-1-b-2-c-3-d-4-e-5-f-6-g-7-h-8-i-9-j";
+        let text = format!("{long}:1:x\n{long}:2:y\n{long}-3-z\na:1:q\na-2-w\n");
+        let files = file_names(&text);
+        assert_eq!(files, [Some(long), Some(long), Some(long), Some("a"), Some("a")]);
+    }
+
+    #[test]
     fn a_log_timestamp_in_a_context_line_does_not_make_a_match() {
         let text = "app.log:5:2024-01-01 12:30:45 ERROR x\napp.log-6-2024-01-01 12:30:46 INFO y\napp.log-7-z\n";
-        let lines = split_lines(text);
-        let files = grep_files(text, &lines).unwrap();
+        let files = file_names(text);
         assert_eq!(files, [Some("app.log"), Some("app.log"), Some("app.log")]);
     }
 

@@ -429,7 +429,8 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn all(count: usize, reason: Reason, trace: String) -> Verdict {
+    /// Keep all `count` chunks (a failure, an oversize chunk, a strong whole).
+    pub fn all(count: usize, reason: Reason, trace: String) -> Verdict {
         Verdict { keep: vec![true; count], reason, trace }
     }
 }

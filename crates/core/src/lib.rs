@@ -12,9 +12,12 @@
 pub mod chunk;
 pub mod decide;
 pub mod entry;
+pub mod pass;
+pub mod recall;
 pub mod render;
 pub mod report;
 pub mod settings;
+pub mod size;
 pub mod span;
 pub mod text;
 

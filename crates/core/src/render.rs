@@ -64,7 +64,7 @@ pub fn recall_call(entry_id: &str) -> String {
 }
 
 /// How omission lines locate what they stand for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Numbering {
     /// grep-style output: name the files.
@@ -72,6 +72,7 @@ pub enum Numbering {
     /// `read` output: file line numbers, the output's first line being `offset`.
     File { offset: usize },
     /// Anything else: output line numbers.
+    #[default]
     Output,
 }
 

@@ -1,0 +1,584 @@
+//! The run-end pass for large outputs, as two pure steps around the
+//! classifier (guard.md §1, §3, §5, §6).
+//!
+//! For: `plan` (entries and settings in; the classifier requests and a
+//! serializable pass state out) and `finish` (the pass state and how each
+//! request ended in; the `context_edit` drafts and the record out). The
+//! extension runs the requests in between (limiter, time budget, retries) and
+//! appends the drafts. Not for: I/O, timing or the rules of each step (those
+//! live in `span`, `chunk`, `decide` and `render`).
+//!
+//! Whole items (§4) and mid-run checkpoints (§7) slot in as more request
+//! kinds in the plan and more result kinds in the record: `Phase` and
+//! `ResultKind` already name them.
+//!
+//! The pass state goes to JavaScript and comes back: everything `finish`
+//! reads is in it, and an altered one cannot make `finish` panic (ranges are
+//! checked; a chunk that does not fit keeps its output, reason `bad-plan`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::{chunk, chunk_text, segments, Chunk, Segment};
+use crate::decide::{
+    decide_result, interpret, large_request, ClassifierContext, Outcome as ResultOutcome, Reason, RequestInput,
+    RequestOutcome, ResultInput, Verdict,
+};
+use crate::entry::ContextEntry;
+use crate::render::{tool_label, Numbering};
+use crate::settings::Settings;
+use crate::span::{find_run, large_outputs};
+use crate::text::line_count;
+
+/// The record's `customType` (seed 001's, so `/guard` reads old records too).
+pub const RECORD_TYPE: &str = "context-guard";
+/// The record's version.
+pub const RECORD_VERSION: u32 = 1;
+
+/// What the pass reads.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassInput {
+    /// `event.context.contextEntries` as plain data (see `entry`).
+    pub entries: Vec<ContextEntry>,
+    pub settings: Settings,
+}
+
+/// When a pass runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    #[default]
+    RunEnd,
+    MidRun,
+}
+
+/// Why a pass has nothing to ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Skip {
+    /// The guard is off.
+    Off,
+    /// No user message in the context.
+    NoRun,
+    /// The run has no large output that may be distilled.
+    NoLargeOutputs,
+    /// Its large outputs add up to less than `minRunChars`.
+    BelowMinRunChars,
+}
+
+/// The classifier requests of a pass and the state `finish` needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// Pi `ClassifierContext`s, to send as they are. Their index is their id:
+    /// `finish` takes one outcome per request, in this order.
+    pub requests: Vec<ClassifierContext>,
+    pub pass: PassState,
+}
+
+/// Everything `finish` reads (serializable both ways).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassState {
+    pub phase: Phase,
+    pub settings: Settings,
+    pub skipped: Option<Skip>,
+    /// How many requests the plan holds.
+    pub requests: usize,
+    /// The run's final answer (for `keepCitedFiles`).
+    pub answer: String,
+    pub outputs: Vec<PlannedOutput>,
+}
+
+/// One large output, cut and assigned to requests.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedOutput {
+    pub entry_id: String,
+    pub tool: String,
+    /// As the notes and records name it, such as ``bash `rg -n status` ``.
+    pub label: String,
+    pub is_error: bool,
+    /// The model-visible text.
+    pub text: String,
+    pub chars: usize,
+    pub lines: usize,
+    pub grep: bool,
+    pub numbering: Numbering,
+    pub chunks: Vec<Chunk>,
+    pub segments: Vec<PlannedSegment>,
+}
+
+/// A segment and the request that carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedSegment {
+    pub segment: Segment,
+    /// Index in `Plan::requests`; `None` for an oversize segment (never sent).
+    pub request: Option<usize>,
+}
+
+/// How the requests ended, as the extension's runner reports them
+/// (`RunResult` of `extension/guard/requests.ts`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassAnswers {
+    /// One per request, in the order of `Plan::requests`. A missing one counts
+    /// as a timeout when `timedOut`, else as an error.
+    #[serde(default)]
+    pub outcomes: Vec<RequestOutcome>,
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Milliseconds the requests took.
+    #[serde(default)]
+    pub ms: f64,
+}
+
+/// What the pass appends: `{ entries: [...event.entries, ...outcome.entries] }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// The `context_edit` drafts, then the record when the pass made a request.
+    pub entries: Vec<Draft>,
+    /// The record's data (also the last of `entries`), for the status bar.
+    pub record: Option<Record>,
+    /// Characters the edits keep out of the context.
+    pub saved_chars: usize,
+}
+
+/// A session entry draft Pi appends (`SessionBoundaryDraft`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum Draft {
+    #[serde(rename = "context_edit", rename_all = "camelCase")]
+    ContextEdit { target_id: String, replacement: Replacement },
+    #[serde(rename = "custom", rename_all = "camelCase")]
+    Custom { custom_type: String, data: Record },
+}
+
+/// A replacement's content: one text block.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replacement {
+    pub content: Vec<TextBlock>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextBlock {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// The record of a pass (§6), `data` of `{ customType: "context-guard" }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub v: u32,
+    pub phase: Phase,
+    pub model: String,
+    pub saved_chars: usize,
+    pub requests: usize,
+    pub input_tokens: f64,
+    pub cost_usd: f64,
+    pub ms: f64,
+    pub timed_out: bool,
+    pub results: Vec<ResultRecord>,
+}
+
+/// What kind of item a result is (§6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultKind {
+    Large,
+    Small,
+    Exchange,
+    Image,
+}
+
+/// One item's result in a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultRecord {
+    pub kind: ResultKind,
+    pub entry_id: String,
+    pub tool: String,
+    pub label: String,
+    pub outcome: ResultOutcome,
+    pub reason: String,
+    pub before_chars: usize,
+    pub after_chars: usize,
+    /// The classifier trace, such as `kw.15 focus=chunk_4:.52 keep 9/29`.
+    pub jev: String,
+    /// Entry ids an exchange omission covers (§4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<String>,
+}
+
+fn skipped(settings: &Settings, why: Skip) -> Plan {
+    Plan {
+        requests: Vec::new(),
+        pass: PassState { settings: settings.clone(), skipped: Some(why), ..PassState::default() },
+    }
+}
+
+/// Step one: the run, its large outputs, their chunks and segments, and one
+/// classifier request per segment that may be sent.
+pub fn plan(input: &PassInput) -> Plan {
+    let s = &input.settings;
+    if !s.enabled {
+        return skipped(s, Skip::Off);
+    }
+    let Some(run) = find_run(&input.entries, s) else {
+        return skipped(s, Skip::NoRun);
+    };
+    let large = large_outputs(&input.entries, &run, s);
+    if large.total_chars == 0 {
+        return skipped(s, Skip::NoLargeOutputs);
+    }
+    if large.below_min_run {
+        return skipped(s, Skip::BelowMinRunChars);
+    }
+
+    let mut requests = Vec::new();
+    let mut outputs = Vec::with_capacity(large.outputs.len());
+    for o in &large.outputs {
+        let chunked = chunk(&o.text);
+        let segs = segments(&chunked.chunks, s.max_segment_chars, s.max_chunks_per_segment);
+        let lines = line_count(&o.text);
+        let parts = segs.iter().filter(|g| !g.oversize).count();
+        let mut planned = Vec::with_capacity(segs.len());
+        let mut part = 0;
+        for seg in segs {
+            if seg.oversize {
+                planned.push(PlannedSegment { segment: seg, request: None });
+                continue;
+            }
+            part += 1;
+            let part_chunks = chunked.chunks.get(seg.first..seg.first.saturating_add(seg.count)).unwrap_or(&[]);
+            let texts: Vec<&str> = part_chunks.iter().map(|c| chunk_text(&o.text, c).unwrap_or("")).collect();
+            requests.push(large_request(&RequestInput {
+                run: &run,
+                tool: &o.tool,
+                arguments: &o.arguments,
+                is_error: o.is_error,
+                lines,
+                part,
+                parts,
+                first_number: seg.first + 1,
+                chunk_texts: &texts,
+            }));
+            planned.push(PlannedSegment { segment: seg, request: Some(requests.len() - 1) });
+        }
+        outputs.push(PlannedOutput {
+            entry_id: o.entry_id.clone(),
+            tool: o.tool.clone(),
+            label: tool_label(&o.tool, &o.arguments),
+            is_error: o.is_error,
+            text: o.text.clone(),
+            chars: o.chars,
+            lines,
+            grep: chunked.grep,
+            numbering: Numbering::for_output(&o.tool, &o.arguments, chunked.grep),
+            chunks: chunked.chunks,
+            segments: planned,
+        });
+    }
+    let count = requests.len();
+    Plan {
+        requests,
+        pass: PassState {
+            phase: Phase::RunEnd,
+            settings: s.clone(),
+            skipped: None,
+            requests: count,
+            answer: run.answer,
+            outputs,
+        },
+    }
+}
+
+/// Step two: each segment's verdict, each output's decision, the drafts and
+/// the record.
+pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
+    let s = &pass.settings;
+    let missing = if answers.timed_out {
+        RequestOutcome::Timeout
+    } else {
+        RequestOutcome::Error { message: "no outcome for this request".to_string() }
+    };
+    let mut edits = Vec::new();
+    let mut results = Vec::with_capacity(pass.outputs.len());
+    let mut saved = 0usize;
+    for o in &pass.outputs {
+        let verdicts: Vec<(Segment, Verdict)> = o
+            .segments
+            .iter()
+            .map(|p| {
+                let mut seg = p.segment;
+                // A state that came back altered cannot ask for more chunks than there are.
+                seg.count = seg.count.min(o.chunks.len().saturating_sub(seg.first));
+                let verdict = match p.request {
+                    Some(i) if !seg.oversize => interpret(
+                        answers.outcomes.get(i).unwrap_or(&missing),
+                        seg.first.saturating_add(1),
+                        seg.count,
+                        s,
+                    ),
+                    _ => Verdict::all(seg.count, Reason::Oversize, "oversize".to_string()),
+                };
+                (seg, verdict)
+            })
+            .collect();
+        let decision = decide_result(
+            &ResultInput {
+                text: &o.text,
+                chunks: &o.chunks,
+                grep: o.grep,
+                segments: &verdicts,
+                answer: &pass.answer,
+                label: &o.label,
+                entry_id: &o.entry_id,
+                numbering: o.numbering,
+                lines: o.lines,
+                chars: o.chars,
+            },
+            s,
+        );
+        if let Some(text) = decision.replacement {
+            saved = saved.saturating_add(o.chars.saturating_sub(decision.after_chars));
+            edits.push(Draft::ContextEdit {
+                target_id: o.entry_id.clone(),
+                replacement: Replacement { content: vec![TextBlock { kind: "text", text }] },
+            });
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Large,
+            entry_id: o.entry_id.clone(),
+            tool: o.tool.clone(),
+            label: o.label.clone(),
+            outcome: decision.outcome,
+            reason: decision.reason,
+            before_chars: o.chars,
+            after_chars: decision.after_chars,
+            jev: decision.trace,
+            omitted: Vec::new(),
+        });
+    }
+    let requests = pass.requests;
+    let (input_tokens, cost_usd) = answers
+        .outcomes
+        .iter()
+        .take(requests)
+        .map(RequestOutcome::usage)
+        .fold((0.0, 0.0), |(t, c), (dt, dc)| (t + dt, c + dc));
+    let timed_out =
+        answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
+    let record = (requests > 0).then(|| Record {
+        v: RECORD_VERSION,
+        phase: pass.phase,
+        model: s.model.clone(),
+        saved_chars: saved,
+        requests,
+        input_tokens,
+        cost_usd,
+        ms: if answers.ms.is_finite() && answers.ms > 0.0 { answers.ms } else { 0.0 },
+        timed_out,
+        results,
+    });
+    let mut entries = edits;
+    if let Some(r) = &record {
+        entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
+    }
+    Outcome { entries, record, saved_chars: saved }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::tests::{call, entry, result, say, user};
+    use serde_json::{json, Value};
+
+    fn grep_text(files: usize) -> String {
+        let mut s = String::new();
+        for f in 0..files {
+            for m in 0..4 {
+                s.push_str(&format!("src/f{f}.ts:{}:  status = {m} 日本 😀\n", m * 7 + 1));
+            }
+        }
+        s
+    }
+
+    fn input(outputs: &[(&str, &str, Value, String)]) -> PassInput {
+        let mut entries = vec![entry("u0", user("earlier")), entry("a0", say("earlier answer"))];
+        entries.push(entry("u", user("where is status set?")));
+        for (i, (tool, _, args, _)) in outputs.iter().enumerate() {
+            entries.push(entry(&format!("a{i}"), call(&format!("c{i}"), tool, args.clone())));
+            entries.push(entry(&format!("r{i}"), result(&format!("c{i}"), tool, &outputs[i].3)));
+        }
+        entries.push(entry("end", say("status is set in src/f3.ts.")));
+        PassInput { entries, settings: Settings::default() }
+    }
+
+    /// Answers that keep the chunks whose text contains `needle`.
+    fn answer_keeping(plan: &Plan, needle: &str) -> PassAnswers {
+        let outcomes = plan
+            .requests
+            .iter()
+            .map(|r| {
+                let v = serde_json::to_value(r).unwrap();
+                let chunks = v["state"]["chunks"].as_object().unwrap().clone();
+                let mut answers = serde_json::Map::new();
+                answers.insert("keep_whole".into(), json!({"type": "bool", "probability": 0.1}));
+                let mut focus = "none".to_string();
+                for (k, t) in &chunks {
+                    let hit = t.as_str().unwrap().contains(needle);
+                    if hit {
+                        focus = k.clone();
+                    }
+                    answers.insert(k.clone(), json!({"type": "bool", "probability": if hit { 0.9 } else { 0.05 }}));
+                }
+                answers.insert(
+                    "focus".into(),
+                    json!({"type": "choice", "choice": focus, "probabilities": {focus.clone(): 0.8}, "confidence": 0.8}),
+                );
+                RequestOutcome::Answered { answers: Value::Object(answers), input_tokens: 1000.0, cost_usd: 0.0002 }
+            })
+            .collect();
+        PassAnswers { outcomes, timed_out: false, ms: 812.0 }
+    }
+
+    #[test]
+    fn a_grep_output_is_distilled_to_the_needed_file() {
+        let text = grep_text(200);
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text.clone())]);
+        let p = plan(&inp);
+        assert_eq!(p.pass.skipped, None);
+        assert_eq!(p.pass.outputs.len(), 1);
+        assert!(p.pass.outputs[0].grep);
+        assert!(!p.requests.is_empty());
+        assert_eq!(p.pass.requests, p.requests.len());
+
+        // The state crosses to JS and back unchanged.
+        let back: PassState = serde_json::from_str(&serde_json::to_string(&p.pass).unwrap()).unwrap();
+        assert_eq!(back, p.pass);
+
+        let out = finish(&back, &answer_keeping(&p, "src/f3.ts:"));
+        assert_eq!(out.entries.len(), 2);
+        let edit = serde_json::to_value(&out.entries[0]).unwrap();
+        assert_eq!(edit["type"], "context_edit");
+        assert_eq!(edit["targetId"], "r0");
+        let replaced = edit["replacement"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(edit["replacement"]["content"][0]["type"], "text");
+        assert!(replaced.starts_with("[context-guard] Distilled the output of bash `rg -n status`: kept "));
+        assert!(replaced.contains("src/f3.ts:1:  status = 0 日本 😀"));
+        assert!(replaced.contains("omitted from src/f0.ts"));
+
+        let rec = serde_json::to_value(&out.entries[1]).unwrap();
+        assert_eq!(rec["type"], "custom");
+        assert_eq!(rec["customType"], "context-guard");
+        let data = &rec["data"];
+        assert_eq!(data["v"], 1);
+        assert_eq!(data["phase"], "run-end");
+        assert_eq!(data["model"], "openrouter/~typesafe/jev-latest");
+        assert_eq!(data["requests"], p.requests.len());
+        assert_eq!(data["inputTokens"], 1000.0 * p.requests.len() as f64);
+        assert_eq!(data["ms"], 812.0);
+        assert_eq!(data["timedOut"], false);
+        let r0 = &data["results"][0];
+        assert_eq!(r0["kind"], "large");
+        assert_eq!(r0["outcome"], "distilled");
+        assert_eq!(r0["entryId"], "r0");
+        assert_eq!(r0["tool"], "bash");
+        assert_eq!(r0["label"], "bash `rg -n status`");
+        assert_eq!(r0["beforeChars"], crate::text::js_len(&text));
+        assert_eq!(r0["afterChars"], crate::text::js_len(replaced));
+        assert!(r0["jev"].as_str().unwrap().starts_with("kw.10 focus=chunk_"));
+        assert!(r0.get("omitted").is_none());
+        assert_eq!(out.saved_chars, crate::text::js_len(&text) - crate::text::js_len(replaced));
+        assert_eq!(data["savedChars"], out.saved_chars);
+    }
+
+    #[test]
+    fn failures_and_timeouts_keep_everything() {
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), grep_text(200))]);
+        let p = plan(&inp);
+        let out = finish(&p.pass, &PassAnswers { outcomes: vec![], timed_out: true, ms: 8000.0 });
+        assert_eq!(out.entries.len(), 1, "only the record");
+        let rec = out.record.unwrap();
+        assert!(rec.timed_out);
+        assert_eq!(rec.results[0].outcome, ResultOutcome::Kept);
+        assert_eq!(rec.results[0].reason, "timeout");
+        let errors = vec![RequestOutcome::Error { message: "500".into() }; p.requests.len()];
+        let out = finish(&p.pass, &PassAnswers { outcomes: errors, timed_out: false, ms: 1.0 });
+        assert_eq!(out.record.unwrap().results[0].reason, "error");
+    }
+
+    #[test]
+    fn skips_say_why() {
+        let mut inp = input(&[("bash", "", json!({"command": "x"}), "small".to_string())]);
+        assert_eq!(plan(&inp).pass.skipped, Some(Skip::NoLargeOutputs));
+        inp.settings.enabled = false;
+        assert_eq!(plan(&inp).pass.skipped, Some(Skip::Off));
+        let inp = input(&[("bash", "", json!({"command": "x"}), "x\n".repeat(2500))]);
+        assert_eq!(plan(&inp).pass.skipped, Some(Skip::BelowMinRunChars));
+        assert_eq!(plan(&PassInput::default()).pass.skipped, Some(Skip::NoRun));
+        // Nothing asked: no record.
+        let out = finish(&plan(&inp).pass, &PassAnswers::default());
+        assert!(out.entries.is_empty() && out.record.is_none());
+    }
+
+    #[test]
+    fn oversize_chunks_are_never_sent_and_kept() {
+        let long_line = "z".repeat(33_000);
+        let text = format!("{}\n{long_line}\n{}", "a\n".repeat(15_000), "b\n".repeat(15_000));
+        let inp = input(&[("bash", "", json!({"command": "cat x"}), text)]);
+        let p = plan(&inp);
+        let o = &p.pass.outputs[0];
+        let oversize: Vec<&PlannedSegment> = o.segments.iter().filter(|s| s.segment.oversize).collect();
+        assert_eq!(oversize.len(), 1);
+        assert!(oversize[0].request.is_none());
+        for r in &p.requests {
+            assert!(!serde_json::to_string(r).unwrap().contains(&long_line));
+        }
+        let out = finish(&p.pass, &answer_keeping(&p, "nothing matches this"));
+        let rec = out.record.unwrap();
+        assert_eq!(rec.results[0].outcome, ResultOutcome::Distilled);
+        assert!(rec.results[0].reason.contains("oversize"), "{}", rec.results[0].reason);
+        assert!(rec.results[0].jev.contains("oversize"));
+        let Draft::ContextEdit { replacement, .. } = &out.entries[0] else { panic!("no edit") };
+        assert!(replacement.content[0].text.contains(&long_line));
+    }
+
+    #[test]
+    fn read_outputs_number_omissions_by_file_line() {
+        let text: String = (0..400).map(|i| format!("fn line_{i}() {{ {} }}\n", "x".repeat(30))).collect();
+        let inp = input(&[("read", "", json!({"path": "src/a.rs", "offset": 101}), text)]);
+        let p = plan(&inp);
+        assert_eq!(p.pass.outputs[0].numbering, Numbering::File { offset: 101 });
+        let out = finish(&p.pass, &answer_keeping(&p, "fn line_200()"));
+        let Draft::ContextEdit { replacement, .. } = &out.entries[0] else { panic!("no edit") };
+        let text = &replacement.content[0].text;
+        assert!(text.contains("[… file lines 101-"), "{text}");
+        assert!(text.starts_with("[context-guard] Distilled the output of read `src/a.rs` from line 101: kept "));
+    }
+
+    #[test]
+    fn an_altered_state_keeps_the_output() {
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), grep_text(200))]);
+        let p = plan(&inp);
+        let answers = answer_keeping(&p, "src/f3.ts:");
+        let mut bad = p.pass.clone();
+        let past_end = bad.outputs[0].text.len() + 10;
+        for c in &mut bad.outputs[0].chunks {
+            c.end = past_end;
+        }
+        let out = finish(&bad, &answers);
+        assert_eq!(out.record.unwrap().results[0].reason, "bad-plan");
+        let mut bad = p.pass.clone();
+        bad.outputs[0].segments[0].segment.first = usize::MAX;
+        bad.outputs[0].segments[0].request = Some(usize::MAX);
+        let _ = finish(&bad, &answers);
+        bad.outputs[0].chunks.clear();
+        let _ = finish(&bad, &answers);
+    }
+}
