@@ -56,6 +56,12 @@ export interface ScreenHost {
 }
 
 export class ContextScreen implements Component {
+  /**
+   * In fullscreen mode Pi scrolls its transcript on PgUp/PgDn unless the
+   * focused component claims those keys (pi-tui 1.6; older versions give them
+   * only to a focused overlay, so there PgUp/PgDn scroll the transcript).
+   */
+  readonly capturesViewportInput = true;
   private top = 0;
   private confirming = false;
   private compacting = false;
@@ -107,12 +113,18 @@ export class ContextScreen implements Component {
     return `[${cells.join("")}]${this.theme.fg("dim", note)}`;
   }
 
+  /** Columns left of the figures: as wide as the widest caption, within the width. */
+  private captionColumn(width: number, captions: { caption: string; indent: number }[]): number {
+    const fixed = 2 + NUM + NUM + (width >= 34 ? 2 + ROW_CELLS : 0);
+    const widest = Math.max(0, ...captions.map((c) => visibleWidth(c.caption) + c.indent));
+    return Math.max(4, Math.min(width - fixed, widest));
+  }
+
   /** One table row: caption, tokens, percentage and bar, then an optional note. */
-  private tableRow(width: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, note = ""): string[] {
+  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, note = ""): string[] {
     const t = this.theme;
     const showBar = width >= 34;
-    const fixed = 2 + NUM + NUM + (showBar ? 2 + ROW_CELLS : 0);
-    const captionWidth = Math.max(4, width - fixed - indent);
+    const captionWidth = Math.max(1, column - indent);
     const label = truncateToWidth(caption, captionWidth, "…");
     const pad = " ".repeat(Math.max(0, captionWidth - visibleWidth(label)));
     const labelColor: ThemeColor = hue === "faint" ? "dim" : "text";
@@ -144,8 +156,9 @@ export class ContextScreen implements Component {
     lines.push(...this.sentence(s.threshold, "muted", width));
     lines.push("");
     lines.push(...this.sentence(s.composition, "text", width).map((l) => t.bold(l)));
+    const rowColumn = this.captionColumn(width, r.rows.map((row) => ({ caption: row.caption, indent: 2 * row.depth })));
     for (const row of r.rows) {
-      lines.push(...this.tableRow(width, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue));
+      lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue));
     }
     lines.push(...this.sentence(s.drift, "dim", width));
     lines.push("");
@@ -153,8 +166,9 @@ export class ContextScreen implements Component {
     if (r.largest.length) {
       lines.push("");
       lines.push(...this.sentence("Largest messages", "text", width).map((l) => t.bold(l)));
+      const roleColumn = this.captionColumn(width, r.largest.map((l) => ({ caption: l.role, indent: 0 })));
       for (const l of r.largest) {
-        lines.push(...this.tableRow(width, 0, l.role, l.tokensText, l.percentText, l.cells, l.hue, l.descriptor));
+        lines.push(...this.tableRow(width, roleColumn, 0, l.role, l.tokensText, l.percentText, l.cells, l.hue, l.descriptor));
       }
     }
     const cut = lines.map((l) => truncateToWidth(l, width, ""));

@@ -1,0 +1,166 @@
+// The /context screen in Pi's real TUI under tmux: gauges and hues, scrolling
+// keys, refresh, the compact confirmation and its refusal while busy, closing,
+// width safety at five widths and the hint row on a 20-row terminal.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { piVersion } from "../harness/pi.ts";
+import { startTui, type Tui } from "../harness/tui.ts";
+
+const HINT = "↑↓ jk scroll";
+const settle = () => new Promise((r) => setTimeout(r, 250));
+const position = async (tui: Tui, re: RegExp) => (await tui.waitFor(re)).match(re)?.[0];
+
+/** The foreground SGR in effect just before `needle` on the line holding `anchor`. */
+function colourBefore(pane: string, anchor: string, needle: RegExp): string {
+  const line = pane.split("\n").find((l) => l.includes(anchor)) ?? "";
+  const at = line.search(needle);
+  assert.ok(at > 0, `no ${needle} on the ${anchor} line: ${JSON.stringify(line)}`);
+  // tmux writes each attribute as its own SGR; keep the ones that set or reset a foreground.
+  const sgrs = line.slice(0, at).match(/\u001b\[(?:38[;:][0-9;:]*|3[0-7]|39|9[0-7]|0)?m/g) ?? [];
+  return sgrs.at(-1) ?? "";
+}
+
+test(`Pi ${piVersion} TUI: the screen's gauges, hues, keys, refresh, confirmation and close`, async () => {
+  const tui = await startTui({
+    width: 80,
+    height: 20,
+    files: { "notes.txt": "alpha\nbeta\n".repeat(300) },
+    script: [{ tool: "bash", args: { command: "cat notes.txt" } }, "The notes list \u001b[31mRED\u0007 alpha\tand beta."],
+  });
+  try {
+    tui.submit("What is in notes.txt?");
+    await tui.waitFor("The notes list");
+    tui.submit("/context");
+    let pane = await tui.waitFor(/Context · Pi's estimate/);
+    assert.ok(pane.includes(HINT), `the hint row on a 20-row terminal:\n${pane}`);
+    assert.match(pane, /\[█+[░│]+\]/);
+
+    // Hues: each category its own colour, the same in the table and the largest list.
+    tui.keys("End");
+    await settle();
+    const colours = tui.capture({ escapes: true });
+    tui.keys("Home");
+    await settle();
+    const top = tui.capture({ escapes: true });
+    const toolResults = colourBefore(top, "Tool results (1)", /\d+\.\d%/);
+    const hues = [
+      colourBefore(top, "System prompt", /\d+\.\d%/),
+      colourBefore(top, "Tool definitions", /\d+\.\d%/),
+      colourBefore(top, "User (1)", /\d+\.\d%/),
+      colourBefore(top, "Assistant (2)", /\d+\.\d%/),
+      toolResults,
+    ];
+    assert.equal(new Set(hues).size, 5, `five distinct hues: ${JSON.stringify(hues)}`);
+    assert.ok(hues.every((h) => /\u001b\[[0-9;:]*m/.test(h)));
+    assert.equal(colourBefore(colours, "toolResult", /\d+\.\d%/), toolResults, "a tool result is one colour wherever it appears");
+    assert.equal(colourBefore(top, "Tool results (1)", /█/), toolResults, "the bar wears the row's hue");
+
+    // Sanitized: the model's escape and bell are shown as text, not obeyed.
+    assert.ok(colours.includes("The notes list [31mRED alpha and beta."), colours);
+    assert.ok(!colours.includes("\u0007"));
+
+    // Scrolling.
+    const first = await position(tui, /1-\d+\/\d+/);
+    tui.keys("j");
+    assert.match((await position(tui, /2-\d+\/\d+/)) ?? "", /^2-/);
+    tui.keys("Down");
+    await tui.waitFor(/ 3-\d+\/\d+/);
+    tui.keys("k", "Up");
+    await tui.waitFor(new RegExp(` ${first}`));
+    // PgUp/PgDn reach a focused screen from Pi 1.6 on (capturesViewportInput); Pi 1.3's
+    // fullscreen mode keeps them for its transcript.
+    if (piVersion !== "1.3.0") {
+      tui.keys("PageDown");
+      pane = await tui.waitFor(/ (?!1-)\d+-\d+\/\d+/);
+      tui.keys("PageUp");
+      await tui.waitFor(new RegExp(` ${first}`));
+    }
+    tui.keys("G");
+    pane = await tui.waitFor(/Largest messages/);
+    assert.match(pane, / (\d+)-(\d+)\/\2/);
+    tui.keys("g");
+    await tui.waitFor(new RegExp(` ${first}`));
+    tui.keys("End");
+    await tui.waitFor(/ (\d+)-(\d+)\/\2/);
+    tui.keys("Home");
+    await tui.waitFor(new RegExp(` ${first}`));
+
+    // Refresh re-reads the session.
+    tui.keys("r");
+    await tui.waitFor("Re-read the session");
+
+    // Compact: the confirmation, a cancel, then a real attempt (too small to compact: the failure is shown).
+    tui.keys("c");
+    await tui.waitFor("Compact now? y/N");
+    tui.keys("n");
+    await tui.waitFor("Compaction cancelled");
+    tui.keys("c");
+    await tui.waitFor("Compact now? y/N");
+    tui.keys("y");
+    await tui.waitFor(/Compaction failed: |Compacted: /);
+
+    // Esc closes; q closes.
+    tui.keys("Escape");
+    await tui.waitFor(/^(?![\s\S]*Context · Pi's estimate)/);
+    tui.submit("/context");
+    await tui.waitFor(/Context · Pi's estimate/);
+    tui.keys("q");
+    await tui.waitFor(/^(?![\s\S]*Context · Pi's estimate)/);
+  } finally {
+    tui.close();
+  }
+});
+
+test(`Pi ${piVersion} TUI: c is refused while a turn is running`, async () => {
+  const tui = await startTui({
+    width: 100,
+    height: 30,
+    script: [{ tool: "bash", args: { command: "sleep 4; echo slept" } }, "Finished after the sleep."],
+  });
+  try {
+    tui.submit("Sleep a little");
+    await tui.waitFor(/sleep 4/);
+    tui.submit("/context");
+    await tui.waitFor(/Context · Pi's estimate/);
+    tui.keys("c");
+    await tui.waitFor("Not compacting: a turn or a compaction is running");
+    assert.doesNotMatch(tui.capture(), /Compact now\? y\/N/);
+    tui.keys("q");
+    // The turn was not aborted: it finishes with its answer.
+    await tui.waitFor("Finished after the sleep.", { timeoutMs: 20_000 });
+  } finally {
+    tui.close();
+  }
+});
+
+test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 and 200 columns, hint row on 20 rows`, async () => {
+  const tui = await startTui({
+    width: 80,
+    height: 20,
+    files: { "notes.txt": "x".repeat(5000) },
+    script: [{ tool: "bash", args: { command: "cat notes.txt" } }, `A long answer ${"很长的句子".repeat(20)}`],
+  });
+  try {
+    tui.submit("Read notes.txt");
+    await tui.waitFor("A long answer");
+    tui.submit("/context");
+    await tui.waitFor(/Context · Pi's estimate/);
+    for (const width of [40, 60, 80, 120, 200]) {
+      tui.resize(width, 20);
+      await settle();
+      for (const key of ["Home", "End"]) {
+        tui.keys(key);
+        await settle();
+        const pane = await tui.waitFor(/↑↓ jk/);
+        const lines = pane.split("\n");
+        assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${pane}`);
+        // Rows are not wrapped: each table row keeps its figures on its own line.
+        for (const l of lines.filter((x) => /^ {2}(System prompt|Tool results|toolResult)/.test(x))) assert.match(l, /\d+\.\d%/, `width ${width}: ${l}`);
+        assert.ok(lines.some((l) => l.includes("↑↓ jk")), `hint row at width ${width}`);
+      }
+    }
+    assert.doesNotMatch(tui.capture(), /Error|exceeds/);
+  } finally {
+    tui.close();
+  }
+});
