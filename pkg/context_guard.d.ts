@@ -3,9 +3,10 @@
 
 /**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
- * one read of Pi (`ContextInputs`).
+ * one read of Pi: `ContextInputs` as JSON text in, `ContextReport` as JSON
+ * text out (see `report::build_json` for why text).
  */
-export function buildReport(inputs: any): any;
+export function buildReport(inputs: string): string;
 
 /**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
@@ -23,15 +24,13 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
-    readonly buildReport: (a: any) => [number, number, number];
+    readonly buildReport: (a: number, b: number) => [number, number, number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly version: () => [number, number];
+    readonly __wbindgen_externrefs: WebAssembly.Table;
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;
-    readonly __wbindgen_exn_store: (a: number) => void;
-    readonly __externref_table_alloc: () => number;
-    readonly __wbindgen_externrefs: WebAssembly.Table;
     readonly __externref_table_dealloc: (a: number) => void;
     readonly __wbindgen_start: () => void;
 }

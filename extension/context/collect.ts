@@ -10,30 +10,43 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
 import type { ContextInputs, MessageDigest, ToolDigest } from "./types.ts";
 
-/** How much of a message's text travels to the core for its descriptor. */
-const TEXT_HEAD = 200;
+/**
+ * How much of a message's text travels to the core for its descriptor: the
+ * descriptor is the first line clipped to 40 characters, so 100 leave room for
+ * leading whitespace while keeping 5,000 digests small.
+ */
+const TEXT_HEAD = 100;
 
 // Pi's message union grows with its versions; a digest reads fields defensively.
 type Loose = Record<string, unknown>;
 
+/**
+ * The string with lone surrogates replaced by U+FFFD. The core reads its input
+ * as JSON, which cannot carry half a character; a cut at TEXT_HEAD (or a
+ * broken string from a tool) can leave one.
+ */
+const well = (s: string): string => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const head = (v: unknown): string | undefined => str(v)?.slice(0, TEXT_HEAD);
+const head = (v: unknown): string | undefined => {
+  const s = str(v);
+  return s === undefined ? undefined : well(s.slice(0, TEXT_HEAD));
+};
 
 /** The start of the first text in a content value (a string or a block list). */
 function firstText(content: unknown): string | undefined {
-  if (typeof content === "string") return content.slice(0, TEXT_HEAD);
+  if (typeof content === "string") return head(content);
   if (!Array.isArray(content)) return undefined;
   for (const block of content as Loose[]) {
-    if (block?.type === "text" && typeof block.text === "string" && block.text.trim()) return block.text.slice(0, TEXT_HEAD);
+    if (block?.type === "text" && typeof block.text === "string" && block.text.trim()) return head(block.text);
   }
   return undefined;
 }
 
 /** The whole text of a system message's content, which the core measures. */
 function allText(content: unknown): string {
-  if (typeof content === "string") return content;
+  if (typeof content === "string") return well(content);
   if (!Array.isArray(content)) return "";
-  return (content as Loose[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
+  return well((content as Loose[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join(""));
 }
 
 function tokensOf(message: unknown): number {
@@ -49,12 +62,13 @@ function tokensOf(message: unknown): number {
 /** One projected message as the core sees it. */
 export function digest(message: unknown): MessageDigest {
   const m = (message ?? {}) as Loose;
-  const d: MessageDigest = { role: String(m.role ?? ""), tokens: tokensOf(message) };
+  const d: MessageDigest = { role: well(String(m.role ?? "")), tokens: tokensOf(message) };
   switch (m.role) {
     case "system": {
       const sections: Record<string, string | null> = {};
       for (const [name, value] of Object.entries((m.sections ?? {}) as Loose)) {
-        if (typeof value === "string" || value === null) sections[name] = value;
+        if (typeof value === "string") sections[well(name)] = well(value);
+        else if (value === null) sections[well(name)] = null;
       }
       d.system = { content: allText(m.content), sections };
       break;
@@ -91,7 +105,7 @@ function activeTools(pi: ExtensionAPI): ToolDigest[] {
   return pi
     .getAllTools()
     .filter((t) => active.has(t.name))
-    .map((t) => ({ name: t.name, description: t.description ?? "", parameters: JSON.stringify(t.parameters ?? {}) ?? "" }));
+    .map((t) => ({ name: well(t.name), description: well(t.description ?? ""), parameters: well(JSON.stringify(t.parameters ?? {}) ?? "") }));
 }
 
 /** Reads Pi once and returns everything the core needs for the report. */
@@ -121,7 +135,7 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs 
   return {
     usage: usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent } : undefined,
     model: model ? { provider: model.provider, id: model.id, contextWindow: model.contextWindow } : undefined,
-    systemPrompt: ctx.getSystemPrompt() ?? "",
+    systemPrompt: well(ctx.getSystemPrompt() ?? ""),
     tools: activeTools(pi),
     compaction: {
       settings: settings === null ? undefined : settings,
@@ -130,7 +144,7 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs 
     messages,
     history: {
       count: branch.filter((e) => e.type === "compaction").length,
-      latest: latest ? { tokensBefore: latest.tokensBefore, summary: latest.summary ?? "" } : undefined,
+      latest: latest ? { tokensBefore: latest.tokensBefore, summary: well(latest.summary ?? "") } : undefined,
       kept,
     },
   };

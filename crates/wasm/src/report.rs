@@ -1,15 +1,14 @@
 //! The `/context` report across the boundary: one call per open or refresh.
 
-use crate::{from_js, to_js};
 use context_guard_core::report;
 use wasm_bindgen::prelude::*;
 
 /// Builds the whole report (rows, drift, history, largest, gauges, text) from
-/// one read of Pi (`ContextInputs`).
+/// one read of Pi: `ContextInputs` as JSON text in, `ContextReport` as JSON
+/// text out (see `report::build_json` for why text).
 #[wasm_bindgen(js_name = buildReport)]
-pub fn build_report(inputs: JsValue) -> Result<JsValue, JsError> {
-    let inputs: report::ContextInputs = from_js(inputs, "context inputs")?;
-    to_js(&report::build(&inputs))
+pub fn build_report(inputs: &str) -> Result<String, JsError> {
+    report::build_json(inputs).map_err(|e| JsError::new(&e))
 }
 
 /// One line safe to paint on a terminal, at most `max` JavaScript characters

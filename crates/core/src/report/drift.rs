@@ -13,9 +13,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<u64>,
     pub estimate: u64,
     /// `host - estimate`; `None` while the host's total is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub difference: Option<i64>,
     pub note: DriftNote,
 }

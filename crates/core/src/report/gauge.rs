@@ -51,6 +51,7 @@ pub struct WindowGauge {
     pub filled: u8,
     pub of: u8,
     /// The cell where the compaction threshold falls, when one is in effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold_cell: Option<u8>,
     /// What the bar measures: Pi's total, or the composition estimate while the total is pending.
     pub basis: GaugeBasis,

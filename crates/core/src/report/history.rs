@@ -16,6 +16,7 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 pub struct History {
     pub count: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub latest: Option<LatestCut>,
 }
 

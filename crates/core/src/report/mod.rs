@@ -95,6 +95,7 @@ pub struct CompactionInputs {
 #[serde(rename_all = "camelCase", default)]
 pub struct CompactionDefaults {
     pub enabled: bool,
+    #[serde(deserialize_with = "lenient_number")]
     pub reserve_tokens: f64,
 }
 
@@ -112,6 +113,7 @@ impl Default for CompactionDefaults {
 pub struct MessageDigest {
     pub role: String,
     /// Pi's `estimateTokens(message)`.
+    #[serde(deserialize_with = "lenient_number")]
     pub tokens: f64,
     pub custom_type: Option<String>,
     /// A tool result's tool, or the first tool an assistant message calls.
@@ -151,6 +153,7 @@ pub struct HistoryInputs {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LatestCompaction {
+    #[serde(deserialize_with = "lenient_number")]
     pub tokens_before: f64,
     pub summary: String,
 }
@@ -192,6 +195,7 @@ pub struct ContextReport {
     /// `estimateTokens`, made whole), in projection order.
     pub counts: Vec<u64>,
     /// The effect of a compaction that just finished (`compacted_from`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted: Option<history::Compacted>,
     /// The report's sentences, shared by the screen and the text.
     pub sentences: text::Sentences,
@@ -226,6 +230,24 @@ pub fn build(inputs: &ContextInputs) -> ContextReport {
     report.sentences = text::sentences(&report);
     report.text = text::render(&report);
     report
+}
+
+/// [`build`] over the JSON text of [`ContextInputs`], returning the JSON text
+/// of [`ContextReport`].
+///
+/// This is the form the extension calls: for a 5,000-message session, one
+/// `JSON.stringify` and one `JSON.parse` on the JavaScript side cost a
+/// fraction of converting thousands of small objects field by field across
+/// the wasm boundary (measured in `tests/bench/report.bench.ts`).
+pub fn build_json(inputs: &str) -> Result<String, String> {
+    let inputs: ContextInputs = serde_json::from_str(inputs).map_err(|e| format!("context inputs: {e}"))?;
+    serde_json::to_string(&build(&inputs)).map_err(|e| format!("context report: {e}"))
+}
+
+/// A number that JSON may carry as `null` (JavaScript's `NaN` and infinities
+/// stringify to `null`): read as NaN, which [`whole_tokens`] turns into 0.
+fn lenient_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A token count from the host, made safe: NaN, negatives and infinities are
@@ -269,6 +291,16 @@ mod tests {
         assert_eq!(whole_tokens(2.5), 3);
         assert_eq!(whole_tokens(1e300), MAX_SAFE);
         assert_eq!(add(MAX_SAFE, 5), MAX_SAFE);
+    }
+
+    #[test]
+    fn the_json_form_reads_nulls_as_unknown_and_rejects_garbage() {
+        let out =
+            build_json(r#"{"usage":{"tokens":null,"contextWindow":1000},"messages":[{"role":"user","tokens":null}]}"#)
+                .expect("a report");
+        assert!(out.contains(r#""pending":true"#), "{out}");
+        assert!(build_json("not json").unwrap_or_default().is_empty());
+        assert!(build_json(r#"{"messages":[{"role":5}]}"#).is_err());
     }
 
     #[test]

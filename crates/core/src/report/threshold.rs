@@ -19,11 +19,15 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct Headline {
     /// Pi's total; `None` while pending or when Pi gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<u64>,
     pub window_source: WindowSource,
     /// Unrounded; shown to one decimal.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub percent: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub free: Option<u64>,
     /// Pi knows the window but not the total: the moments between a
     /// compaction and the next successful reply.
@@ -48,16 +52,22 @@ pub struct Threshold {
     pub state: ThresholdState,
     /// `compaction.enabled`, else Pi's default.
     pub enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reserve: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reserve_source: Option<ReserveSource>,
     /// `provider/id` of the active model: the key of `modelOverrides`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model_key: Option<String>,
     /// `window - reserve`: Pi compacts once the total passes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<u64>,
     /// `window - reserve - tokens`; negative past the threshold. `None` while
     /// the total is unknown or no threshold is in effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub headroom: Option<i64>,
     /// Why the settings could not be resolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
 }
 

@@ -1,0 +1,191 @@
+// A straightforward TypeScript version of the /context report, written plainly
+// for the benchmark: the same inputs and outputs as the Rust core
+// (crates/core/src/report/), so the two can be timed against each other in one
+// process and checked to agree. Not used by the extension.
+import type { ContextInputs, ContextReport, Hue, Largest, Row } from "../../../extension/context/types.ts";
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const whole = (t: number) => (Number.isFinite(t) && t > 0 ? Math.min(Math.round(t), MAX_SAFE) : 0);
+const toTokens = (chars: number) => Math.ceil(chars / 4);
+const pct = (part: number, total: number) => (total === 0 ? 0 : (part * 100) / total);
+const pctText = (p: number) => `${p.toFixed(1)}%`;
+const cells = (part: number, total: number, of: number) => (part === 0 || total === 0 ? 0 : Math.min(of, Math.max(1, Math.round((part / total) * of))));
+
+function count(n: number): string {
+  if (n < 1000) return String(n);
+  const tenthsK = Math.floor((n + 50) / 100);
+  if (tenthsK < 10_000) return `${Math.floor(tenthsK / 10)}.${tenthsK % 10}k`;
+  const tenthsM = Math.floor((n + 50_000) / 100_000);
+  return `${Math.floor(tenthsM / 10)}.${tenthsM % 10}M`;
+}
+
+function sanitize(s: string, max: number): string {
+  const first = s.trimStart().split("\n")[0] ?? "";
+  let out = "";
+  let lastSpace = true;
+  for (const ch of first) {
+    const c = /[\p{Cc}\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/u.test(ch) ? " " : ch;
+    if (/\s/u.test(c)) {
+      if (!lastSpace) out += " ";
+      lastSpace = true;
+    } else {
+      out += c;
+      lastSpace = false;
+    }
+  }
+  const trimmed = out.trimEnd();
+  if (trimmed.length <= max) return trimmed;
+  let cut = "";
+  for (const ch of trimmed) {
+    if (cut.length + ch.length > max - 1) break;
+    cut += ch;
+  }
+  return `${cut.trimEnd()}…`;
+}
+
+const HUES: Record<string, Hue> = { system: "hue1", tools: "hue2", user: "hue3", assistant: "hue4", toolResults: "hue5" };
+const hueOf = (id: string, depth: number): Hue => (depth > 0 ? "faint" : (HUES[id] ?? "meta"));
+const BUCKETS: Record<string, string> = {
+  user: "user",
+  assistant: "assistant",
+  toolResult: "toolResults",
+  custom: "custom",
+  compactionSummary: "summaries",
+  branchSummary: "summaries",
+  bashExecution: "shell",
+};
+
+export function buildReport(inputs: ContextInputs): ContextReport {
+  // Headline and threshold.
+  const positive = (v: number | undefined) => (v !== undefined && whole(v) > 0 ? whole(v) : undefined);
+  const fromUsage = positive(inputs.usage?.contextWindow);
+  const fromModel = positive(inputs.model?.contextWindow);
+  const window = fromUsage ?? fromModel;
+  const rawTokens = inputs.usage?.tokens;
+  const tokens = typeof rawTokens === "number" && Number.isFinite(rawTokens) && rawTokens >= 0 ? whole(rawTokens) : undefined;
+  const percent =
+    tokens === undefined ? undefined : Number.isFinite(inputs.usage?.percent ?? Number.NaN) ? (inputs.usage?.percent as number) : window ? (tokens * 100) / window : undefined;
+  const settings = (inputs.compaction.settings ?? {}) as Record<string, unknown>;
+  const enabled = typeof settings.enabled === "boolean" ? settings.enabled : inputs.compaction.defaults.enabled;
+  const reserve = whole(inputs.compaction.defaults.reserveTokens);
+  const at = window === undefined ? undefined : Math.max(0, window - reserve);
+
+  // Composition.
+  const buckets = new Map<string, { tokens: number; count: number }>();
+  const types: { name: string; tokens: number; count: number }[] = [];
+  let systemChars = 0;
+  let sawSystem = false;
+  const contents: string[] = [];
+  const sections = new Map<string, string>();
+  for (const m of inputs.messages) {
+    const t = whole(m.tokens);
+    if (m.role === "system") {
+      sawSystem = true;
+      if (m.system?.content) contents.push(m.system.content);
+      for (const [k, v] of Object.entries(m.system?.sections ?? {})) v === null ? sections.delete(k) : sections.set(k, v);
+      continue;
+    }
+    const id = BUCKETS[m.role] ?? `role:${m.role}`;
+    const b = buckets.get(id) ?? { tokens: 0, count: 0 };
+    b.tokens += t;
+    b.count += 1;
+    buckets.set(id, b);
+    if (m.role === "custom") {
+      const name = m.customType ?? "";
+      const type = types.find((x) => x.name === name);
+      if (type) {
+        type.tokens += t;
+        type.count += 1;
+      } else types.push({ name, tokens: t, count: 1 });
+    }
+  }
+  if (sawSystem) {
+    for (const c of contents) systemChars += c.length;
+    systemChars += Math.max(0, contents.length - 1) * 2;
+    for (const v of sections.values()) systemChars += v.length;
+  } else systemChars = inputs.systemPrompt.length;
+  const toolChars = inputs.tools.reduce((s, t) => s + t.name.length + t.description.length + t.parameters.length, 0);
+
+  const rows: Row[] = [];
+  const caption = (label: string, id: string, n: number) => (id === "system" || n === 0 ? label : `${label} (${n})`);
+  const add = (id: string, label: string, tokens: number, n: number, depth: number) =>
+    rows.push({ id, label, tokens, count: n, percent: 0, cells: 0, hue: hueOf(id, depth), depth, caption: caption(label, id, n), tokensText: count(tokens), percentText: "" });
+  add("system", "System prompt", toTokens(systemChars), 0, 0);
+  add("tools", "Tool definitions", toTokens(toolChars), inputs.tools.length, 0);
+  for (const [id, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResults", "Tool results"]]) {
+    const b = buckets.get(id);
+    if (b) add(id, label, b.tokens, b.count, 0);
+  }
+  const custom = buckets.get("custom");
+  if (custom) {
+    add("custom", "Injected context", custom.tokens, custom.count, 0);
+    const sorted = [...types].sort((a, b) => b.tokens - a.tokens);
+    sorted.slice(0, 5).forEach((t) => {
+      const label = sanitize(t.name, 40) || "(no type)";
+      add(`custom:${label}`, label, t.tokens, t.count, 1);
+    });
+    const rest = sorted.slice(5);
+    if (rest.length) add("customOther", `${rest.length} more type${rest.length === 1 ? "" : "s"}`, rest.reduce((s, t) => s + t.tokens, 0), rest.reduce((s, t) => s + t.count, 0), 1);
+  }
+  for (const [id, label] of [["summaries", "Summaries"], ["shell", "Shell output"]]) {
+    const b = buckets.get(id);
+    if (b) add(id, label, b.tokens, b.count, 0);
+  }
+  for (const [id, b] of buckets) {
+    if (id.startsWith("role:")) {
+      const label = sanitize(id.slice(5), 40) || "(no role)";
+      add(`role:${label}`, label, b.tokens, b.count, 0);
+    }
+  }
+  const estimate = rows.filter((r) => r.depth === 0).reduce((s, r) => s + r.tokens, 0);
+  for (const r of rows) {
+    r.percent = pct(r.tokens, estimate);
+    r.cells = cells(r.tokens, estimate, 8);
+    r.percentText = pctText(r.percent);
+  }
+
+  // Largest.
+  const ranked = inputs.messages
+    .map((m, index) => ({ m, index, tokens: whole(m.tokens) }))
+    .filter((x) => x.m.role !== "system")
+    .sort((a, b) => b.tokens - a.tokens || a.index - b.index)
+    .slice(0, 5);
+  const describe = (m: (typeof inputs.messages)[number]) => {
+    const text = m.text ? sanitize(m.text, 40) || undefined : undefined;
+    const named = (s?: string) => (s ? sanitize(s, 40) || undefined : undefined);
+    let found: string | undefined;
+    if (m.role === "toolResult") found = named(m.toolName);
+    else if (m.role === "custom") found = named(m.customType);
+    else if (m.role === "bashExecution") found = m.command === undefined ? undefined : sanitize(`$ ${m.command.trimStart()}`, 40);
+    else if (m.role === "assistant") found = text ?? (named(m.toolName) ? sanitize(`calls ${named(m.toolName)}`, 40) : undefined);
+    return found ?? text ?? "";
+  };
+  const largest: Largest[] = ranked.map(({ m, index, tokens }) => {
+    const bucket = BUCKETS[m.role] ?? "other";
+    const share = pct(tokens, estimate);
+    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), hue: hueOf(bucket, 0), descriptor: describe(m), tokensText: count(tokens), percentText: pctText(share) };
+  });
+
+  // Drift, history, gauge.
+  const difference = tokens === undefined ? undefined : tokens - estimate;
+  const note =
+    difference === undefined ? "unknown" : difference === 0 ? "none" : difference > 0 ? "unattributed" : inputs.messages.some((m) => m.role === "assistant") ? "estimateAbove" : "hostCountsMessagesOnly";
+  const used = tokens ?? estimate;
+  const verdict =
+    window === undefined || tokens === undefined ? "unknown" : at !== undefined && enabled ? (used > at ? "over" : used >= at * 0.8 ? "near" : "ok") : used >= window ? "over" : used >= window * 0.8 ? "near" : "ok";
+
+  return {
+    headline: { tokens, window, windowSource: fromUsage ? "usage" : fromModel ? "model" : "unknown", percent, free: tokens !== undefined && window ? Math.max(0, window - tokens) : undefined, pending: inputs.usage !== undefined && tokens === undefined },
+    threshold: { state: !enabled ? "off" : window === undefined ? "unknownWindow" : "on", enabled, reserve, reserveSource: "default", modelKey: inputs.model ? `${inputs.model.provider}/${inputs.model.id}` : undefined, at: enabled ? at : undefined, headroom: enabled && at !== undefined && tokens !== undefined ? at - tokens : undefined, problem: undefined },
+    windowGauge: { filled: window ? cells(used, window, 10) : 0, of: 10, thresholdCell: enabled && at !== undefined && window ? Math.max(1, cells(at, window, 10)) : undefined, basis: window === undefined ? "none" : tokens === undefined ? "estimate" : "host", verdict },
+    estimate,
+    rows,
+    drift: { host: tokens, estimate, difference, note },
+    history: { count: inputs.history.count, latest: undefined },
+    largest,
+    counts: inputs.messages.map((m) => whole(m.tokens)),
+    compacted: undefined,
+    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, drift: "", history: "" },
+    text: "",
+  };
+}

@@ -1,0 +1,127 @@
+// Benchmark: the /context report for a 5,000-message session (budget 20 ms),
+// through the real path — the collector's digests (Pi's estimateTokens on
+// every message) and one call into the wasm core — against a straightforward
+// TypeScript version of the same computation (tests/bench/reference/report.ts)
+// in the same process. The two reports are checked to agree first.
+//
+// The session is synthetic but sized like a long real one: a system message,
+// user prompts of 0.1–1.5 KB, assistant turns with thinking, text and tool
+// calls, tool results from 0.5 KB to 40 KB, custom messages of 12 types, shell
+// executions and a few images. Pi's own projection is not timed (the stub
+// returns a prebuilt one): the budget is this package's work.
+import assert from "node:assert/strict";
+import { callCore, core } from "../../extension/core.ts";
+import { collect } from "../../extension/context/collect.ts";
+import type { ContextReport } from "../../extension/context/types.ts";
+import { buildReport as reference } from "./reference/report.ts";
+
+const MESSAGES = 5_000;
+let seed = 42;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+const text = (min: number, max: number) => {
+  const n = Math.floor(min + random() * (max - min));
+  const words = ["alpha", "beta", "status", "retry", "503", "handler", "src/lib/a.ts", "const", "return", "日本語", "😀"];
+  let s = "";
+  while (s.length < n) s += `${words[Math.floor(random() * words.length)]} `;
+  return s.slice(0, n);
+};
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+// biome-ignore lint: synthetic Pi messages are loosely typed
+const messages: any[] = [
+  { role: "system", content: "", sections: { preamble: text(200, 300), rules: text(2000, 3000), docs: text(4000, 6000) }, timestamp: 0 },
+];
+let call = 0;
+while (messages.length < MESSAGES) {
+  const i = messages.length;
+  if (i % 97 === 0) messages.push({ role: "custom", customType: `pack-${i % 12}`, content: text(200, 8000), display: true, timestamp: i });
+  else if (i % 101 === 0) messages.push({ role: "bashExecution", command: `rg -n status src/${i}`, output: text(500, 20_000), exitCode: 0, cancelled: false, truncated: false, timestamp: i });
+  const content: unknown[] = [{ type: "text", text: text(100, 1500) }];
+  if (i % 400 === 1) content.push({ type: "image", data: PNG, mimeType: "image/png" });
+  messages.push({ role: "user", content, timestamp: i });
+  const tools = 1 + Math.floor(random() * 3);
+  for (let t = 0; t < tools && messages.length < MESSAGES - 2; t++) {
+    const id = `call_${++call}`;
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: text(200, 3000) },
+        { type: "text", text: text(50, 800) },
+        { type: "toolCall", id, name: t % 2 ? "read" : "bash", arguments: { command: text(20, 200) } },
+      ],
+      stopReason: "toolUse",
+      timestamp: i,
+    });
+    const size = Math.floor(500 * 80 ** random());
+    messages.push({ role: "toolResult", toolCallId: id, toolName: t % 2 ? "read" : "bash", content: [{ type: "text", text: text(size, size + 1) }], isError: false, timestamp: i });
+  }
+  messages.push({ role: "assistant", content: [{ type: "text", text: text(200, 2000) }], stopReason: "stop", timestamp: i });
+}
+messages.length = MESSAGES;
+const chars = messages.reduce((s, m) => s + JSON.stringify(m).length, 0);
+
+const toolDefs = ["read", "bash", "edit", "write"].map((name) => ({
+  name,
+  description: text(150, 350),
+  parameters: { type: "object", properties: { path: { type: "string", description: text(30, 60) } } },
+}));
+const projection = { messages, entries: messages.map((m, i) => ({ sourceEntry: { id: `e${i}` }, messages: [m] })) };
+const branch = messages.map((_, i) => ({ type: "message", id: `e${i}` }));
+// biome-ignore lint: stand-ins for Pi's ExtensionAPI and ExtensionContext
+const pi: any = { getActiveTools: () => toolDefs.map((t) => t.name), getAllTools: () => toolDefs, getSettings: () => ({}) };
+// biome-ignore lint: as above
+const ctx: any = {
+  sessionManager: { buildSessionProjection: () => projection, getBranch: () => branch },
+  getContextUsage: () => ({ tokens: 4_200_000, contextWindow: 10_000_000, percent: 42 }),
+  model: { provider: "faux", id: "faux-1", contextWindow: 10_000_000 },
+  getSystemPrompt: () => text(9000, 9001),
+};
+
+const viaWasm = (): ContextReport => {
+  const result = callCore(() => core.buildReport(collect(pi, ctx)));
+  if (!result.ok) throw new Error(result.error);
+  return result.value;
+};
+const viaTypeScript = (): ContextReport => reference(collect(pi, ctx));
+
+// The two agree on every figure the reference computes.
+const a = viaWasm();
+const b = viaTypeScript();
+const figures = (r: ContextReport) => ({
+  headline: { tokens: r.headline.tokens, window: r.headline.window, free: r.headline.free },
+  threshold: { at: r.threshold.at, headroom: r.threshold.headroom, reserve: r.threshold.reserve },
+  windowGauge: r.windowGauge,
+  estimate: r.estimate,
+  rows: r.rows,
+  drift: r.drift,
+  largest: r.largest,
+  counts: r.counts,
+});
+assert.deepEqual(figures(a), figures(b));
+
+function median(run: () => unknown, samples = 31): number {
+  for (let i = 0; i < 5; i++) run();
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    run();
+    times.push(performance.now() - start);
+  }
+  times.sort((x, y) => x - y);
+  return times[Math.floor(times.length / 2)];
+}
+
+const inputs = collect(pi, ctx);
+const collectMs = median(() => collect(pi, ctx));
+const coreMs = median(() => core.buildReport(inputs));
+const referenceMs = median(() => reference(inputs));
+const wasmTotal = median(viaWasm);
+const tsTotal = median(viaTypeScript);
+const verdict = (ok: boolean) => (ok ? "within budget" : "OVER BUDGET");
+console.log(`/context report, ${MESSAGES} messages (${(chars / 1e6).toFixed(1)} MB of message JSON), medians of 31 warm runs:`);
+console.log(`  collect (digests + Pi's estimateTokens): ${collectMs.toFixed(2)} ms`);
+console.log(`  wasm core (buildReport incl. text):      ${coreMs.toFixed(2)} ms   TypeScript reference: ${referenceMs.toFixed(2)} ms   ratio ${(referenceMs / coreMs).toFixed(2)}x`);
+console.log(`  whole report, wasm path: ${wasmTotal.toFixed(2)} ms (budget 20 ms: ${verdict(wasmTotal <= 20)})   TypeScript path: ${tsTotal.toFixed(2)} ms   ratio ${(tsTotal / wasmTotal).toFixed(2)}x (TS / wasm)`);
