@@ -2,6 +2,20 @@
 /* eslint-disable */
 
 /**
+ * What `planPass` gives: the requests to send, as the JSON text of
+ * `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
+ * `finishPass` as they are. Call `free()` when done with it.
+ */
+export class PlannedPass {
+    private constructor();
+    free(): void;
+    [Symbol.dispose](): void;
+    requests: string;
+    get state(): Uint8Array;
+    set state(value: Uint8Array | number[]);
+}
+
+/**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
  * one read of Pi: `ContextInputs` as JSON text in, `ContextReport` as JSON
  * text out (see `report::build_json` for why text).
@@ -9,11 +23,56 @@
 export function buildReport(inputs: string): string;
 
 /**
+ * Step two: the JSON text of `Outcome` from the state `planPass` gave and
+ * the UTF-8 JSON of the runner's `PassAnswers`.
+ */
+export function finishPass(state: Uint8Array | number[], answers: Uint8Array | number[]): string;
+
+/**
+ * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
+ */
+export function parseSettings(json: string): string;
+
+/**
+ * Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
+ * (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
+ * a copy of bytes, not through a string).
+ */
+export function planPass(input: Uint8Array | number[]): PlannedPass;
+
+/**
+ * `RecallReply` for a `RecallRequest`.
+ */
+export function recall(request: string): string;
+
+/**
+ * `RecallToolInfo`: the `recall` tool's description and parameter texts.
+ */
+export function recallToolInfo(): string;
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
  */
 export function sanitizeLine(text: string, max: number): string;
+
+/**
+ * The settings file's text with `enabled` set; throws when the text is not a
+ * JSON object (the file is then left as it is).
+ */
+export function setEnabled(json: string, enabled: boolean): string;
+
+/**
+ * A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
+ */
+export function shortCount(n: number): string;
+
+/**
+ * How notes and records name a call, such as ``bash `rg -n status` ``, from
+ * the tool name and the JSON text of its arguments.
+ */
+export function toolLabel(tool: string, args: string): string;
 
 /**
  * The core's version.
@@ -24,8 +83,21 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __wbg_get_plannedpass_requests: (a: number) => [number, number];
+    readonly __wbg_get_plannedpass_state: (a: number) => [number, number];
+    readonly __wbg_plannedpass_free: (a: number, b: number) => void;
+    readonly __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
+    readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
     readonly buildReport: (a: number, b: number) => [number, number, number, number];
+    readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+    readonly parseSettings: (a: number, b: number) => [number, number];
+    readonly planPass: (a: number, b: number) => [number, number, number];
+    readonly recall: (a: number, b: number) => [number, number, number, number];
+    readonly recallToolInfo: () => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
+    readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
+    readonly shortCount: (a: number) => [number, number];
+    readonly toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
     readonly version: () => [number, number];
     readonly __wbindgen_externrefs: WebAssembly.Table;
     readonly __wbindgen_malloc: (a: number, b: number) => number;

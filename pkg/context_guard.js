@@ -1,6 +1,71 @@
 /* @ts-self-types="./context_guard.d.ts" */
 
 /**
+ * What `planPass` gives: the requests to send, as the JSON text of
+ * `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
+ * `finishPass` as they are. Call `free()` when done with it.
+ */
+export class PlannedPass {
+    static __wrap(ptr) {
+        const obj = Object.create(PlannedPass.prototype);
+        obj.__wbg_ptr = ptr;
+        PlannedPassFinalization.register(obj, obj.__wbg_ptr, obj);
+        return obj;
+    }
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        PlannedPassFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_plannedpass_free(ptr, 0);
+    }
+    /**
+     * @returns {string}
+     */
+    get requests() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.__wbg_get_plannedpass_requests(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
+     * @returns {Uint8Array}
+     */
+    get state() {
+        const ret = wasm.__wbg_get_plannedpass_state(this.__wbg_ptr);
+        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        return v1;
+    }
+    /**
+     * @param {string} arg0
+     */
+    set requests(arg0) {
+        const ptr0 = passStringToWasm0(arg0, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        wasm.__wbg_set_plannedpass_requests(this.__wbg_ptr, ptr0, len0);
+    }
+    /**
+     * @param {Uint8Array | number[]} arg0
+     */
+    set state(arg0) {
+        const ptr0 = passArray8ToWasm0(arg0, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        wasm.__wbg_set_plannedpass_state(this.__wbg_ptr, ptr0, len0);
+    }
+}
+if (Symbol.dispose) PlannedPass.prototype[Symbol.dispose] = PlannedPass.prototype.free;
+
+/**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
  * one read of Pi: `ContextInputs` as JSON text in, `ContextReport` as JSON
  * text out (see `report::build_json` for why text).
@@ -29,6 +94,123 @@ export function buildReport(inputs) {
 }
 
 /**
+ * Step two: the JSON text of `Outcome` from the state `planPass` gave and
+ * the UTF-8 JSON of the runner's `PassAnswers`.
+ * @param {Uint8Array | number[]} state
+ * @param {Uint8Array | number[]} answers
+ * @returns {string}
+ */
+export function finishPass(state, answers) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passArray8ToWasm0(state, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(answers, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.finishPass(ptr0, len0, ptr1, len1);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+
+/**
+ * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
+ * @param {string} json
+ * @returns {string}
+ */
+export function parseSettings(json) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.parseSettings(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
+ * (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
+ * a copy of bytes, not through a string).
+ * @param {Uint8Array | number[]} input
+ * @returns {PlannedPass}
+ */
+export function planPass(input) {
+    const ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.planPass(ptr0, len0);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return PlannedPass.__wrap(ret[0]);
+}
+
+/**
+ * `RecallReply` for a `RecallRequest`.
+ * @param {string} request
+ * @returns {string}
+ */
+export function recall(request) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(request, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.recall(ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
+ * `RecallToolInfo`: the `recall` tool's description and parameter texts.
+ * @returns {string}
+ */
+export function recallToolInfo() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.recallToolInfo();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
@@ -44,6 +226,84 @@ export function sanitizeLine(text, max) {
         const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.sanitizeLine(ptr0, len0, val2);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
+ * The settings file's text with `enabled` set; throws when the text is not a
+ * JSON object (the file is then left as it is).
+ * @param {string} json
+ * @param {boolean} enabled
+ * @returns {string}
+ */
+export function setEnabled(json, enabled) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        const val2 = +enabled;
+        const ptr0 = passStringToWasm0(json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.setEnabled(ptr0, len0, val2);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+
+/**
+ * A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
+ * @param {number} n
+ * @returns {string}
+ */
+export function shortCount(n) {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.shortCount(n);
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
+ * How notes and records name a call, such as ``bash `rg -n status` ``, from
+ * the tool name and the JSON text of its arguments.
+ * @param {string} tool
+ * @param {string} args
+ * @returns {string}
+ */
+export function toolLabel(tool, args) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(args, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.toolLabel(ptr0, len0, ptr1, len1);
         deferred3_0 = ret[0];
         deferred3_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
@@ -93,6 +353,15 @@ function __wbg_get_imports() {
     };
 }
 
+const PlannedPassFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_plannedpass_free(ptr, 1));
+
+function getArrayU8FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
+}
+
 function getStringFromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
@@ -104,6 +373,13 @@ function getUint8ArrayMemory0() {
         cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
     }
     return cachedUint8ArrayMemory0;
+}
+
+function passArray8ToWasm0(arg, malloc) {
+    const ptr = malloc(arg.length * 1, 1) >>> 0;
+    getUint8ArrayMemory0().set(arg, ptr / 1);
+    WASM_VECTOR_LEN = arg.length;
+    return ptr;
 }
 
 function passStringToWasm0(arg, malloc, realloc) {

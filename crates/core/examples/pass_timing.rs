@@ -13,7 +13,7 @@ use std::time::Instant;
 use context_guard_core::chunk::chunk;
 use context_guard_core::decide::RequestOutcome;
 use context_guard_core::entry::{Block, Content, ContextEntry, Message};
-use context_guard_core::pass::{finish, plan, PassAnswers, PassInput};
+use context_guard_core::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::settings::Settings;
 use serde_json::{json, Value};
 
@@ -130,15 +130,21 @@ fn main() {
         let ans = answers(&requests);
         let (finish_ms, out) = best(20, || finish(&p.pass, &ans));
         let saved = out.saved_chars;
+        // The same through JSON text, as the wasm exports run it.
+        let input_json = serde_json::to_vec(&inp).unwrap_or_default();
+        let (plan_json_ms, (_, pass_text)) = best(10, || plan_json(&input_json).unwrap_or_default());
+        let answers_text = serde_json::to_vec(&ans).unwrap_or_default();
+        let (finish_json_ms, _) = best(10, || finish_json(&pass_text, &answers_text).unwrap_or_default());
         println!(
             "{name:>22}: {:.2} MB, {} lines, grep={}, {} chunks, {} requests | chunk {chunk_ms:.2} ms, plan {plan_ms:.2} ms, \
-             finish {finish_ms:.2} ms, plan+finish {:.2} ms | saved {saved} chars",
+             finish {finish_ms:.2} ms, plan+finish {:.2} ms, with JSON text {:.2} ms | saved {saved} chars",
             text.len() as f64 / MB as f64,
             text.lines().count(),
             chunked.grep,
             chunked.chunks.len(),
             p.requests.len(),
             plan_ms + finish_ms,
+            plan_json_ms + finish_json_ms,
         );
     }
 }

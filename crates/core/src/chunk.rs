@@ -18,8 +18,10 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
+use crate::read::Fields;
 use crate::text::js_len;
 
 /// The smallest chunk target (§3).
@@ -36,7 +38,7 @@ pub const CAP_UNTIL: usize = 480_000;
 pub const MAX_PATH: usize = 1024;
 
 /// A range of whole lines of one output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Chunk {
     /// Byte offset of its first line in the output (opaque to the extension).
@@ -55,7 +57,7 @@ pub struct Chunk {
 }
 
 /// An output cut into chunks.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Chunked {
     /// The output looked like `grep -n` / `rg -n` output and was grouped by file.
@@ -66,7 +68,7 @@ pub struct Chunked {
 }
 
 /// Consecutive chunks sent in one classifier request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Segment {
     /// Index of its first chunk.
@@ -77,6 +79,34 @@ pub struct Segment {
     /// A single chunk larger than `maxSegmentChars`: never sent, kept (§3).
     pub oversize: bool,
 }
+
+impl Chunk {
+    pub fn from_value(v: Value) -> Chunk {
+        let mut f = Fields::of(v);
+        Chunk {
+            start: f.count("start"),
+            end: f.count("end"),
+            first_line: f.count("firstLine"),
+            lines: f.count("lines"),
+            chars: f.count("chars"),
+            files: f.list("files", |v| v.as_str().unwrap_or("").to_string()),
+        }
+    }
+}
+
+impl Segment {
+    pub fn from_value(v: Value) -> Segment {
+        let f = Fields::of(v);
+        Segment {
+            first: f.count("first"),
+            count: f.count("count"),
+            chars: f.count("chars"),
+            oversize: f.boolean("oversize"),
+        }
+    }
+}
+
+crate::deserialize_via_value!(Chunk, Segment);
 
 /// The target chunk size for an output of `chars` characters (§3):
 /// `max(800, ceil(len / 120))`, capped at 4,000 unless the output exceeds
@@ -195,7 +225,7 @@ fn fnv(bytes: &[u8]) -> u64 {
 /// hash flooding, which costs more than this whole pass per line; the keys
 /// here come from one tool output and a collision only slows a lookup).
 #[derive(Default, Clone, Copy)]
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {
@@ -223,8 +253,8 @@ impl Hasher for Fnv {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<Fnv>>;
 
 /// The file names seen in `path:line:` lines, numbered in order of appearance.
 struct Names<'a> {

@@ -17,8 +17,6 @@
 //! not within 0–1, or a choice that was not offered counts as no answer, and a
 //! segment without every answer keeps all its chunks.
 
-use std::collections::HashSet;
-
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -160,8 +158,9 @@ impl ClassifierAnswer {
 
 /// How one request ended, as the extension's request runner reports it
 /// (`extension/guard/requests.ts`, `RequestOutcome`): answered (Pi's result
-/// stopped normally), error, or timeout.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// stopped normally), error, or timeout. Read by hand from a JSON value (like
+/// `entry::Message`): an unknown status counts as an error, so it keeps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum RequestOutcome {
     #[serde(rename_all = "camelCase")]
@@ -181,7 +180,28 @@ pub enum RequestOutcome {
     Timeout,
 }
 
+crate::deserialize_via_value!(RequestOutcome);
+
 impl RequestOutcome {
+    pub fn from_value(mut v: Value) -> RequestOutcome {
+        let number = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        match v.get("status").and_then(Value::as_str) {
+            Some("answered") => RequestOutcome::Answered {
+                input_tokens: number(&v, "inputTokens"),
+                cost_usd: number(&v, "costUsd"),
+                answers: v.get_mut("answers").map(Value::take).unwrap_or(Value::Null),
+            },
+            Some("timeout") => RequestOutcome::Timeout,
+            status => RequestOutcome::Error {
+                message: v
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("unknown request status {status:?}")),
+            },
+        }
+    }
+
     /// A validated answer by question key.
     pub fn answer(&self, key: &str) -> Option<ClassifierAnswer> {
         match self {
@@ -646,16 +666,20 @@ pub fn decide_result(r: &ResultInput, s: &Settings) -> Decision {
 /// (`src/a.ts` and `/repo/src/a.ts`), or a bare file name equals its last part.
 /// Built once per answer, then each file is a few set lookups.
 pub struct Cited {
-    /// Mentioned paths.
-    paths: HashSet<String>,
-    /// Every `/`-suffix of every mentioned path.
-    suffixes: HashSet<String>,
+    /// Mentioned paths, sorted.
+    paths: Vec<String>,
+    /// Every `/`-suffix of every mentioned path, sorted.
+    suffixes: Vec<String>,
+}
+
+fn sorted_has(list: &[String], s: &str) -> bool {
+    list.binary_search_by(|x| x.as_str().cmp(s)).is_ok()
 }
 
 impl Cited {
     pub fn new(answer: &str) -> Cited {
-        let mut paths = HashSet::new();
-        let mut suffixes = HashSet::new();
+        let mut paths = Vec::new();
+        let mut suffixes = Vec::new();
         let separators = |c: char| c.is_whitespace() || "`\"'()[]{}<>,;|*".contains(c);
         for word in answer.split(separators) {
             let word = strip_location(word.trim_end_matches(['.', ':', '!', '?']));
@@ -666,24 +690,26 @@ impl Cited {
             let mut rest = word;
             while let Some((_, tail)) = rest.split_once('/') {
                 if !tail.is_empty() {
-                    suffixes.insert(tail.to_string());
+                    suffixes.push(tail.to_string());
                 }
                 rest = tail;
             }
-            suffixes.insert(word.to_string());
-            paths.insert(word.to_string());
+            suffixes.push(word.to_string());
+            paths.push(word.to_string());
         }
+        paths.sort_unstable();
+        suffixes.sort_unstable();
         Cited { paths, suffixes }
     }
 
     pub fn names(&self, file: &str) -> bool {
         let file = file.strip_prefix("./").unwrap_or(file);
-        if self.suffixes.contains(file) {
+        if sorted_has(&self.suffixes, file) {
             return true;
         }
         let mut rest = file;
         loop {
-            if self.paths.contains(rest) {
+            if sorted_has(&self.paths, rest) {
                 return true;
             }
             match rest.split_once('/') {
@@ -836,6 +862,22 @@ mod tests {
         let a = json!({ "keep_whole": {"probability": 0.0}, "focus": {"choice": "none", "probabilities": {"none": 0.8}},
                         "chunk_1": {"probability": 0.0} });
         assert_eq!(interpret(&answered(a), 1, 1, &s()).reason, Reason::NoneNeeded);
+    }
+
+    #[test]
+    fn request_outcomes_read_from_the_runner() {
+        let read = |v: Value| serde_json::from_value::<RequestOutcome>(v).unwrap();
+        assert_eq!(
+            read(json!({"status": "answered", "answers": {"a": 1}, "inputTokens": 12, "costUsd": 0.5})),
+            RequestOutcome::Answered { answers: json!({"a": 1}), input_tokens: 12.0, cost_usd: 0.5 }
+        );
+        assert_eq!(read(json!({"status": "timeout"})), RequestOutcome::Timeout);
+        assert_eq!(read(json!({"status": "error", "message": "500"})), RequestOutcome::Error { message: "500".into() });
+        assert!(matches!(read(json!({"status": "weird"})), RequestOutcome::Error { .. }));
+        assert!(matches!(read(json!(null)), RequestOutcome::Error { .. }));
+        let odd = read(json!({"status": "answered", "inputTokens": "many"}));
+        assert_eq!(odd.usage(), (0.0, 0.0));
+        assert_eq!(odd.answer("keep_whole"), None);
     }
 
     #[test]

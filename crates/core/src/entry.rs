@@ -8,13 +8,19 @@
 //!
 //! Only the fields the core reads are declared; everything else Pi sends is
 //! ignored, and unknown roles and block types are kept as `Other` so a newer
-//! Pi does not break the pass. Fields that can be missing default to empty.
+//! Pi does not break the pass. A field that is missing or of the wrong type
+//! reads as empty: messages are read from a JSON value by hand, not by derived
+//! code, which is both more forgiving and much smaller in the wasm (derived
+//! code for tagged enums buffers through serde's generic content tree and is
+//! instantiated for every deserializer).
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::read::Fields;
 
 /// One projected session entry (`ProjectedSessionEntry` in Pi).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEntry {
     /// `sourceEntry.id`.
@@ -34,7 +40,7 @@ pub struct ContextEntry {
 }
 
 /// A message, by role. Roles the core does not read become `Other`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role")]
 pub enum Message {
     #[serde(rename = "user")]
@@ -83,7 +89,7 @@ pub enum Message {
 }
 
 /// User and custom message content: a plain string or blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     Text(String),
@@ -97,7 +103,7 @@ impl Default for Content {
 }
 
 /// A content block. Thinking and anything newer become `Other`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Block {
     #[serde(rename = "text")]
@@ -126,6 +132,88 @@ pub enum Block {
     #[serde(other)]
     Other,
 }
+
+fn take_str(o: &mut Map<String, Value>, key: &str) -> String {
+    match o.remove(key) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+fn take_blocks(o: &mut Map<String, Value>, key: &str) -> Vec<Block> {
+    match o.remove(key) {
+        Some(Value::Array(items)) => items.into_iter().map(Block::from_value).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn take_content(o: &mut Map<String, Value>) -> Content {
+    match o.remove("content") {
+        Some(Value::String(s)) => Content::Text(s),
+        Some(Value::Array(items)) => Content::Blocks(items.into_iter().map(Block::from_value).collect()),
+        _ => Content::default(),
+    }
+}
+
+impl Message {
+    /// Reads a message from Pi's JSON shape; anything unexpected reads as
+    /// empty or `Other`, never as an error.
+    pub fn from_value(v: Value) -> Message {
+        let Value::Object(mut o) = v else { return Message::Other };
+        match o.get("role").and_then(Value::as_str).unwrap_or("") {
+            "user" => Message::User { content: take_content(&mut o) },
+            "assistant" => Message::Assistant {
+                content: take_blocks(&mut o, "content"),
+                stop_reason: o.get("stopReason").and_then(Value::as_str).map(str::to_string),
+            },
+            "toolResult" => Message::ToolResult {
+                tool_call_id: take_str(&mut o, "toolCallId"),
+                tool_name: take_str(&mut o, "toolName"),
+                content: take_blocks(&mut o, "content"),
+                is_error: o.get("isError").and_then(Value::as_bool).unwrap_or(false),
+            },
+            "custom" => Message::Custom { custom_type: take_str(&mut o, "customType"), content: take_content(&mut o) },
+            "compactionSummary" => Message::CompactionSummary { summary: take_str(&mut o, "summary") },
+            "branchSummary" => Message::BranchSummary { summary: take_str(&mut o, "summary") },
+            _ => Message::Other,
+        }
+    }
+}
+
+impl Block {
+    /// Reads a content block from Pi's JSON shape (see [`Message::from_value`]).
+    pub fn from_value(v: Value) -> Block {
+        let Value::Object(mut o) = v else { return Block::Other };
+        match o.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" => Block::Text { text: take_str(&mut o, "text") },
+            "image" => Block::Image { data: take_str(&mut o, "data"), mime_type: take_str(&mut o, "mimeType") },
+            "toolCall" => Block::ToolCall {
+                id: take_str(&mut o, "id"),
+                name: take_str(&mut o, "name"),
+                arguments: o.remove("arguments").unwrap_or(Value::Null),
+            },
+            _ => Block::Other,
+        }
+    }
+}
+
+impl ContextEntry {
+    pub fn from_value(v: Value) -> ContextEntry {
+        let mut f = Fields::of(v);
+        let raw = match f.take("raw") {
+            Value::Null => None,
+            raw => Some(Message::from_value(raw)),
+        };
+        ContextEntry {
+            id: f.string("id"),
+            entry_type: f.string("entryType"),
+            messages: f.list("messages", Message::from_value),
+            raw,
+        }
+    }
+}
+
+crate::deserialize_via_value!(ContextEntry, Message, Block);
 
 /// The text of blocks as the model reads it: text blocks joined by a newline.
 pub fn blocks_text(blocks: &[Block]) -> String {
@@ -201,6 +289,37 @@ mod tests {
         assert!(matches!(&messages[3], Message::ToolResult { tool_name, .. } if tool_name == "bash"));
         assert_eq!(messages[4], Message::Other);
         assert!(matches!(&messages[5], Message::CompactionSummary { summary } if summary == "s"));
+    }
+
+    #[test]
+    fn odd_shapes_read_as_empty_not_as_errors() {
+        let json = r#"[
+          {"role":"toolResult","toolCallId":5,"content":"not blocks","isError":"yes"},
+          {"role":"user","content":[{"type":"text","text":7},{"nope":1},3]},
+          {"role":42}, "a string", null,
+          {"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash"}]}
+        ]"#;
+        let messages: Vec<Message> = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            messages[0],
+            Message::ToolResult {
+                tool_call_id: String::new(),
+                tool_name: String::new(),
+                content: vec![],
+                is_error: false
+            }
+        );
+        assert_eq!(
+            messages[1],
+            Message::User {
+                content: Content::Blocks(vec![Block::Text { text: String::new() }, Block::Other, Block::Other])
+            }
+        );
+        assert_eq!(messages[2..5], [Message::Other, Message::Other, Message::Other]);
+        assert!(messages[5].has_tool_calls());
+        // An entry with a wrong-typed message list has no messages.
+        let e: ContextEntry = serde_json::from_str(r#"{"id":"x","messages":5,"raw":null}"#).unwrap();
+        assert_eq!(e, ContextEntry { id: "x".into(), ..ContextEntry::default() });
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod chunk;
 pub mod decide;
 pub mod entry;
 pub mod pass;
+pub mod read;
 pub mod recall;
 pub mod render;
 pub mod report;

@@ -17,6 +17,7 @@
 //! checked; a chunk that does not fit keeps its output, reason `bad-plan`).
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::chunk::{chunk, chunk_text, segments, Chunk, Segment};
 use crate::decide::{
@@ -24,10 +25,10 @@ use crate::decide::{
     RequestOutcome, ResultInput, Verdict,
 };
 use crate::entry::ContextEntry;
-use crate::render::{tool_label, Numbering};
+use crate::read::Fields;
+use crate::render::{file_offset, tool_label, Numbering};
 use crate::settings::Settings;
 use crate::span::{find_run, large_outputs};
-use crate::text::line_count;
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
 pub const RECORD_TYPE: &str = "context-guard";
@@ -35,7 +36,7 @@ pub const RECORD_TYPE: &str = "context-guard";
 pub const RECORD_VERSION: u32 = 1;
 
 /// What the pass reads.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PassInput {
     /// `event.context.contextEntries` as plain data (see `entry`).
@@ -77,7 +78,7 @@ pub struct Plan {
 }
 
 /// Everything `finish` reads (serializable both ways).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PassState {
     pub phase: Phase,
@@ -91,7 +92,7 @@ pub struct PassState {
 }
 
 /// One large output, cut and assigned to requests.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedOutput {
     pub entry_id: String,
@@ -104,13 +105,26 @@ pub struct PlannedOutput {
     pub chars: usize,
     pub lines: usize,
     pub grep: bool,
-    pub numbering: Numbering,
+    /// For `read` output, the file line of its first line (omission lines
+    /// then give file line numbers).
+    pub file_offset: Option<usize>,
     pub chunks: Vec<Chunk>,
     pub segments: Vec<PlannedSegment>,
 }
 
+impl PlannedOutput {
+    /// How its omission lines locate what they stand for.
+    pub fn numbering(&self) -> Numbering {
+        match (self.grep, self.file_offset) {
+            (true, _) => Numbering::Grep,
+            (false, Some(offset)) => Numbering::File { offset },
+            (false, None) => Numbering::Output,
+        }
+    }
+}
+
 /// A segment and the request that carries it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedSegment {
     pub segment: Segment,
@@ -120,17 +134,14 @@ pub struct PlannedSegment {
 
 /// How the requests ended, as the extension's runner reports them
 /// (`RunResult` of `extension/guard/requests.ts`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PassAnswers {
     /// One per request, in the order of `Plan::requests`. A missing one counts
     /// as a timeout when `timedOut`, else as an error.
-    #[serde(default)]
     pub outcomes: Vec<RequestOutcome>,
-    #[serde(default)]
     pub timed_out: bool,
     /// Milliseconds the requests took.
-    #[serde(default)]
     pub ms: f64,
 }
 
@@ -214,6 +225,77 @@ pub struct ResultRecord {
     pub omitted: Vec<String>,
 }
 
+impl PassInput {
+    pub fn from_value(v: Value) -> PassInput {
+        let mut f = Fields::of(v);
+        PassInput {
+            entries: f.list("entries", ContextEntry::from_value),
+            settings: match f.take("settings") {
+                Value::Object(map) => crate::settings::parse_object(&map),
+                _ => Settings::default(),
+            },
+        }
+    }
+}
+
+impl PassState {
+    pub fn from_value(v: Value) -> PassState {
+        let mut f = Fields::of(v);
+        PassState {
+            phase: if f.opt_string("phase").as_deref() == Some("mid-run") { Phase::MidRun } else { Phase::RunEnd },
+            settings: match f.take("settings") {
+                Value::Object(map) => crate::settings::parse_object(&map),
+                _ => Settings::default(),
+            },
+            // Only a plan with something to ask is finished; the reason is
+            // not read back.
+            skipped: None,
+            requests: f.count("requests"),
+            answer: f.string("answer"),
+            outputs: f.list("outputs", PlannedOutput::from_value),
+        }
+    }
+}
+
+impl PlannedOutput {
+    pub fn from_value(v: Value) -> PlannedOutput {
+        let mut f = Fields::of(v);
+        PlannedOutput {
+            entry_id: f.string("entryId"),
+            tool: f.string("tool"),
+            label: f.string("label"),
+            is_error: f.boolean("isError"),
+            text: f.string("text"),
+            chars: f.count("chars"),
+            lines: f.count("lines"),
+            grep: f.boolean("grep"),
+            file_offset: f.opt_count("fileOffset"),
+            chunks: f.list("chunks", Chunk::from_value),
+            segments: f.list("segments", PlannedSegment::from_value),
+        }
+    }
+}
+
+impl PlannedSegment {
+    pub fn from_value(v: Value) -> PlannedSegment {
+        let mut f = Fields::of(v);
+        PlannedSegment { segment: Segment::from_value(f.take("segment")), request: f.opt_count("request") }
+    }
+}
+
+impl PassAnswers {
+    pub fn from_value(v: Value) -> PassAnswers {
+        let mut f = Fields::of(v);
+        PassAnswers {
+            outcomes: f.list("outcomes", RequestOutcome::from_value),
+            timed_out: f.boolean("timedOut"),
+            ms: f.number("ms").unwrap_or(0.0),
+        }
+    }
+}
+
+crate::deserialize_via_value!(PassInput, PassState, PlannedOutput, PlannedSegment, PassAnswers);
+
 fn skipped(settings: &Settings, why: Skip) -> Plan {
     Plan {
         requests: Vec::new(),
@@ -244,7 +326,8 @@ pub fn plan(input: &PassInput) -> Plan {
     for o in &large.outputs {
         let chunked = chunk(&o.text);
         let segs = segments(&chunked.chunks, s.max_segment_chars, s.max_chunks_per_segment);
-        let lines = line_count(&o.text);
+        // The chunks cover the output: their lines are its lines.
+        let lines = chunked.chunks.iter().map(|c| c.lines).sum();
         let parts = segs.iter().filter(|g| !g.oversize).count();
         let mut planned = Vec::with_capacity(segs.len());
         let mut part = 0;
@@ -278,7 +361,7 @@ pub fn plan(input: &PassInput) -> Plan {
             chars: o.chars,
             lines,
             grep: chunked.grep,
-            numbering: Numbering::for_output(&o.tool, &o.arguments, chunked.grep),
+            file_offset: file_offset(&o.tool, &o.arguments),
             chunks: chunked.chunks,
             segments: planned,
         });
@@ -338,7 +421,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                 answer: &pass.answer,
                 label: &o.label,
                 entry_id: &o.entry_id,
-                numbering: o.numbering,
+                numbering: o.numbering(),
                 lines: o.lines,
                 chars: o.chars,
             },
@@ -390,6 +473,39 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
     }
     Outcome { entries, record, saved_chars: saved }
+}
+
+/// [`plan`] over JSON text: `PassInput` in; the JSON text of the requests
+/// (`ClassifierContext[]`) and of the pass state out, apart, so the extension
+/// parses only the requests and hands the state back to [`finish_json`] as
+/// the text it got. This is the form the extension calls: one
+/// `JSON.stringify` and one `JSON.parse` cost less than converting thousands
+/// of objects field by field across the wasm boundary, and a megabyte string
+/// crosses once (the `/context` report does the same).
+///
+/// Input and state are UTF-8 bytes: the extension encodes with `TextEncoder`
+/// and hands the state back as the `Uint8Array` it got, so a megabyte crosses
+/// as a copy, not through a JavaScript string.
+pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>), String> {
+    let input: PassInput = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
+    let plan = plan(&input);
+    let requests = serde_json::to_string(&plan.requests).map_err(|e| format!("pass requests: {e}"))?;
+    let pass = serde_json::to_vec(&plan.pass).map_err(|e| format!("pass state: {e}"))?;
+    Ok((requests, pass))
+}
+
+/// Bytes as text, checked. Read through `from_str` like every other JSON in
+/// the core, so the wasm carries one JSON reader, not one per input kind.
+fn utf8(bytes: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// [`finish`] over JSON: the pass state bytes [`plan_json`] gave and the
+/// runner's result (UTF-8 JSON) in, `Outcome` as JSON text out.
+pub fn finish_json(pass: &[u8], answers: &[u8]) -> Result<String, String> {
+    let pass: PassState = serde_json::from_str(utf8(pass)?).map_err(|e| format!("pass state: {e}"))?;
+    let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
+    serde_json::to_string(&finish(&pass, &answers)).map_err(|e| format!("pass outcome: {e}"))
 }
 
 #[cfg(test)]
@@ -554,7 +670,7 @@ mod tests {
         let text: String = (0..400).map(|i| format!("fn line_{i}() {{ {} }}\n", "x".repeat(30))).collect();
         let inp = input(&[("read", "", json!({"path": "src/a.rs", "offset": 101}), text)]);
         let p = plan(&inp);
-        assert_eq!(p.pass.outputs[0].numbering, Numbering::File { offset: 101 });
+        assert_eq!(p.pass.outputs[0].numbering(), Numbering::File { offset: 101 });
         let out = finish(&p.pass, &answer_keeping(&p, "fn line_200()"));
         let Draft::ContextEdit { replacement, .. } = &out.entries[0] else { panic!("no edit") };
         let text = &replacement.content[0].text;

@@ -17,7 +17,8 @@
 //! new [`Recalled`] case.
 
 use regex_lite::{Regex, RegexBuilder};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::entry::{blocks_text, Block, Message};
 use crate::render::MARK;
@@ -83,24 +84,45 @@ pub fn tool_info() -> ToolInfo {
 }
 
 /// A recall call with what the extension found for its id.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallRequest {
     pub entry_id: String,
-    #[serde(default)]
     pub pattern: Option<String>,
-    #[serde(default)]
     pub offset: Option<f64>,
-    #[serde(default)]
     pub limit: Option<f64>,
     /// The raw message of the entry (`getEntry(entryId).message`), `None` when
     /// there is no such entry or it holds no message.
-    #[serde(default)]
     pub message: Option<Message>,
 }
 
+impl RecallRequest {
+    /// Reads a call; a parameter of the wrong type reads as absent, except a
+    /// non-numeric `offset` or `limit`, which reads as invalid (NaN) so the
+    /// model is told.
+    pub fn from_value(v: Value) -> RecallRequest {
+        let mut f = crate::read::Fields::of(v);
+        let param = |f: &mut crate::read::Fields, key: &str| match f.take(key) {
+            Value::Null => None,
+            n => Some(n.as_f64().unwrap_or(f64::NAN)),
+        };
+        RecallRequest {
+            entry_id: f.string("entryId"),
+            pattern: f.opt_string("pattern"),
+            offset: param(&mut f, "offset"),
+            limit: param(&mut f, "limit"),
+            message: match f.take("message") {
+                Value::Null => None,
+                m => Some(Message::from_value(m)),
+            },
+        }
+    }
+}
+
+crate::deserialize_via_value!(RecallRequest);
+
 /// What the tool returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallReply {
     pub text: String,
@@ -121,6 +143,17 @@ enum Recalled<'a> {
 
 fn error(text: String) -> RecallReply {
     RecallReply { text, is_error: true, images: Vec::new() }
+}
+
+/// [`recall`] over JSON text (see `pass::plan_json` for why text).
+pub fn recall_json(request: &str) -> Result<String, String> {
+    let request: RecallRequest = serde_json::from_str(request).map_err(|e| format!("recall request: {e}"))?;
+    serde_json::to_string(&recall(&request)).map_err(|e| format!("recall reply: {e}"))
+}
+
+/// [`tool_info`] as JSON text.
+pub fn tool_info_json() -> String {
+    serde_json::to_string(&tool_info()).unwrap_or_default()
 }
 
 /// The message for an id that names nothing recallable.

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::chunk::{chunk_text, Chunk};
+use crate::chunk::{chunk_text, Chunk, FastSet};
 use crate::text::{sanitize_line, short_count};
 
 /// The start of every text the guard writes into the context.
@@ -64,8 +64,7 @@ pub fn recall_call(entry_id: &str) -> String {
 }
 
 /// How omission lines locate what they stand for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Numbering {
     /// grep-style output: name the files.
     Grep,
@@ -79,16 +78,23 @@ pub enum Numbering {
 impl Numbering {
     /// The numbering for an output of `tool` called with `args`.
     pub fn for_output(tool: &str, args: &Value, grep: bool) -> Numbering {
-        if grep {
-            Numbering::Grep
-        } else if tool == "read" {
-            let offset = args.get("offset").and_then(Value::as_f64).filter(|o| o.is_finite() && *o >= 1.0);
-            // Whole and at least 1, so the conversion is exact up to usize::MAX.
-            Numbering::File { offset: offset.map_or(1, |o| o.floor().min(usize::MAX as f64) as usize) }
-        } else {
-            Numbering::Output
+        match (grep, file_offset(tool, args)) {
+            (true, _) => Numbering::Grep,
+            (false, Some(offset)) => Numbering::File { offset },
+            (false, None) => Numbering::Output,
         }
     }
+}
+
+/// For `read` output, the file line of the output's first line (the call's
+/// `offset`, 1 when absent).
+pub fn file_offset(tool: &str, args: &Value) -> Option<usize> {
+    if tool != "read" {
+        return None;
+    }
+    let offset = args.get("offset").and_then(Value::as_f64).filter(|o| o.is_finite() && *o >= 1.0);
+    // Whole and at least 1, so the conversion is exact up to the cap.
+    Some(offset.map_or(1, |o| o.floor().min(1e15) as usize))
 }
 
 /// One output to render with its keep set.
@@ -170,9 +176,11 @@ pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
     };
     match numbering {
         Numbering::Grep => {
+            // Distinct files in order; a set, since a run can span thousands.
+            let mut seen: FastSet<&str> = FastSet::default();
             let mut files: Vec<&str> = Vec::new();
             for f in run.iter().flat_map(|c| c.files.iter()) {
-                if files.last() != Some(&f.as_str()) && !files.contains(&f.as_str()) {
+                if seen.insert(f.as_str()) {
                     files.push(f);
                 }
             }

@@ -40,8 +40,12 @@ pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
 ///
 /// Serialized in camelCase with the file's key names, plus `modelProvider` and
 /// `modelId` (the two halves of `model`) so the extension need not split it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+///
+/// Read back (from the extension, or inside a pass state) through the same
+/// validation as the file: [`parse_object`], by hand rather than derived, so a
+/// value from JavaScript is checked too and the wasm carries one reader.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub enabled: bool,
     pub model: String,
@@ -159,10 +163,33 @@ pub fn parse(json: &str) -> (Settings, Vec<String>) {
     (settings, warnings)
 }
 
-/// [`parse`] as one value, for the boundary.
-pub fn parse_value(json: &str) -> Parsed {
+/// Settings from an object such as [`Settings`] serializes to: every key
+/// validated like the file's; `modelProvider` and `modelId` are derived from
+/// `model`, so they are skipped here. Warnings are dropped.
+pub fn parse_object(map: &serde_json::Map<String, Value>) -> Settings {
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    for (key, value) in map {
+        if key != "modelProvider" && key != "modelId" {
+            apply(&mut settings, key, value, &mut warnings);
+        }
+    }
+    settings
+}
+
+impl<'de> Deserialize<'de> for Settings {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Object(map) => Ok(parse_object(&map)),
+            _ => Ok(Settings::default()),
+        }
+    }
+}
+
+/// [`parse`] as the JSON text of [`Parsed`], for the boundary.
+pub fn parse_json(json: &str) -> String {
     let (settings, warnings) = parse(json);
-    Parsed { settings, warnings }
+    serde_json::to_string(&Parsed { settings, warnings }).unwrap_or_default()
 }
 
 fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
@@ -398,6 +425,18 @@ mod tests {
             assert!(w.iter().any(|m| m.contains(&format!("\"{key}\""))), "no warning for {key}: {w:?}");
         }
         assert_eq!(w.len(), 9);
+    }
+
+    #[test]
+    fn settings_read_back_through_the_same_validation() {
+        let custom = Settings { min_result_chars: 6000, model: "a/b".into(), ..Settings::default() };
+        let custom = Settings { model_provider: "a".into(), model_id: "b".into(), ..custom };
+        let back: Settings = serde_json::from_value(serde_json::to_value(&custom).unwrap()).unwrap();
+        assert_eq!(back, custom);
+        let bad: Settings = serde_json::from_str(r#"{"chunkKeepThreshold": 7, "minResultChars": 5}"#).unwrap();
+        assert_eq!(bad, Settings { min_result_chars: 5, ..Settings::default() });
+        let not_object: Settings = serde_json::from_str("[]").unwrap();
+        assert_eq!(not_object, Settings::default());
     }
 
     #[test]

@@ -7,8 +7,6 @@
 //! chunking, or outputs of earlier runs (those are only touched as whole
 //! exchanges and old images, §4).
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -43,7 +41,35 @@ pub struct Run {
     pub notes: String,
     pub history: History,
     /// The run's tool calls by id.
-    pub calls: HashMap<String, ToolCall>,
+    pub calls: Calls,
+}
+
+/// The tool calls of a run, indexed by id: sorted, looked up by binary
+/// search (a run has at most hundreds; a sorted list is as fast as a hash map
+/// here and much smaller in the wasm).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Calls(Vec<(String, ToolCall)>);
+
+impl Calls {
+    fn from_unsorted(mut calls: Vec<(String, ToolCall)>) -> Calls {
+        // A repeated id keeps its last call, as a map insert would.
+        calls.reverse();
+        calls.sort_by(|a, b| a.0.cmp(&b.0));
+        calls.dedup_by(|a, b| a.0 == b.0);
+        Calls(calls)
+    }
+
+    pub fn get(&self, id: &str) -> Option<&ToolCall> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(id)).ok().and_then(|i| self.0.get(i)).map(|(_, c)| c)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// A tool call of the run.
@@ -155,7 +181,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
 
     let mut question = user_text(prompt);
     let mut texts: Vec<String> = Vec::new();
-    let mut calls = HashMap::new();
+    let mut calls = Vec::new();
     for (_, m) in after {
         match m {
             Message::User { .. } => {
@@ -171,7 +197,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
                 }
                 for b in content {
                     if let Block::ToolCall { id, name, arguments } = b {
-                        calls.insert(id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() });
+                        calls.push((id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() }));
                     }
                 }
             }
@@ -192,7 +218,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
         answer,
         notes,
         history,
-        calls,
+        calls: Calls::from_unsorted(calls),
     })
 }
 
@@ -373,7 +399,9 @@ pub(crate) mod tests {
         assert_eq!(run.question, "where is X?");
         assert_eq!(run.answer, "X is in a.");
         assert_eq!(run.notes, "Let me look.");
-        assert_eq!(run.calls["c1"].name, "bash");
+        assert_eq!(run.calls.get("c1").unwrap().name, "bash");
+        assert_eq!(run.calls.len(), 1);
+        assert!(run.calls.get("c9").is_none());
         assert_eq!(
             run.history.exchanges,
             vec![Exchange { user: "old question".into(), assistant: "old answer".into() }]

@@ -1,0 +1,76 @@
+//! The guard across the boundary: settings, the run-end pass (plan, then
+//! finish), recall, and the labels and counts the extension shows.
+//!
+//! Structured values cross as JSON text, like the `/context` report: one
+//! `JSON.stringify` and one `JSON.parse` on the JavaScript side, one serde
+//! pass here, and a megabyte of tool output crosses as one string instead of
+//! field by field. Each export only converts; the types are mirrored in
+//! `extension/guard-types.ts`.
+
+use context_guard_core::{pass, recall, render, settings, text};
+use wasm_bindgen::prelude::*;
+
+/// `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
+#[wasm_bindgen(js_name = parseSettings)]
+pub fn parse_settings(json: &str) -> String {
+    settings::parse_json(json)
+}
+
+/// The settings file's text with `enabled` set; throws when the text is not a
+/// JSON object (the file is then left as it is).
+#[wasm_bindgen(js_name = setEnabled)]
+pub fn set_enabled(json: &str, enabled: bool) -> Result<String, JsError> {
+    settings::set_enabled(json, enabled).map_err(|e| JsError::new(&e))
+}
+
+/// What `planPass` gives: the requests to send, as the JSON text of
+/// `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
+/// `finishPass` as they are. Call `free()` when done with it.
+#[wasm_bindgen(getter_with_clone)]
+pub struct PlannedPass {
+    pub requests: String,
+    pub state: Vec<u8>,
+}
+
+/// Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
+/// (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
+/// a copy of bytes, not through a string).
+#[wasm_bindgen(js_name = planPass)]
+pub fn plan_pass(input: &[u8]) -> Result<PlannedPass, JsError> {
+    let (requests, state) = pass::plan_json(input).map_err(|e| JsError::new(&e))?;
+    Ok(PlannedPass { requests, state })
+}
+
+/// Step two: the JSON text of `Outcome` from the state `planPass` gave and
+/// the UTF-8 JSON of the runner's `PassAnswers`.
+#[wasm_bindgen(js_name = finishPass)]
+pub fn finish_pass(state: &[u8], answers: &[u8]) -> Result<String, JsError> {
+    pass::finish_json(state, answers).map_err(|e| JsError::new(&e))
+}
+
+/// `RecallReply` for a `RecallRequest`.
+#[wasm_bindgen(js_name = recall)]
+pub fn recall_entry(request: &str) -> Result<String, JsError> {
+    recall::recall_json(request).map_err(|e| JsError::new(&e))
+}
+
+/// `RecallToolInfo`: the `recall` tool's description and parameter texts.
+#[wasm_bindgen(js_name = recallToolInfo)]
+pub fn recall_tool_info() -> String {
+    recall::tool_info_json()
+}
+
+/// How notes and records name a call, such as ``bash `rg -n status` ``, from
+/// the tool name and the JSON text of its arguments.
+#[wasm_bindgen(js_name = toolLabel)]
+pub fn tool_label(tool: &str, args: &str) -> String {
+    render::tool_label(tool, &serde_json::from_str(args).unwrap_or(serde_json::Value::Null))
+}
+
+/// A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
+#[wasm_bindgen(js_name = shortCount)]
+pub fn short_count(n: f64) -> String {
+    // Whole, finite and non-negative; larger than any context.
+    let n = if n.is_finite() && n > 0.0 { n.round().min(1e15) as usize } else { 0 };
+    text::short_count(n)
+}
