@@ -213,6 +213,7 @@ pub fn segments(chunks: &[Chunk], max_chars: usize, max_chunks: usize) -> Vec<Se
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
+#[inline(always)]
 fn fnv_step(h: u64, b: u8) -> u64 {
     (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
 }
@@ -238,9 +239,7 @@ impl Hasher for Fnv {
         let mut h = self.0;
         let mut words = bytes.chunks_exact(8);
         for w in &mut words {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(w);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+            h = (h.rotate_left(5) ^ crate::text::word(w)).wrapping_mul(K);
         }
         for &b in words.remainder() {
             h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
@@ -265,11 +264,21 @@ struct Names<'a> {
     /// FNV hashes of the names, for lines with many `-digits-` places.
     hashes: FastSet<u64>,
     max_len: usize,
+    /// `lengths[n]`: some name is `n` bytes long. A place where no name ends
+    /// needs no lookup (most places: dates and versions inside file names).
+    lengths: Vec<bool>,
 }
 
 impl<'a> Names<'a> {
     fn new() -> Self {
-        Names { ids: FastMap::default(), names: Vec::new(), counts: Vec::new(), hashes: FastSet::default(), max_len: 0 }
+        Names {
+            ids: FastMap::default(),
+            names: Vec::new(),
+            counts: Vec::new(),
+            hashes: FastSet::default(),
+            max_len: 0,
+            lengths: Vec::new(),
+        }
     }
 
     /// Counts a match line of `name` and returns the name's id.
@@ -281,6 +290,12 @@ impl<'a> Names<'a> {
             self.counts.push(0);
             self.hashes.insert(fnv(name.as_bytes()));
             self.max_len = self.max_len.max(name.len());
+            if self.lengths.len() <= name.len() {
+                self.lengths.resize(name.len() + 1, false);
+            }
+            if let Some(l) = self.lengths.get_mut(name.len()) {
+                *l = true;
+            }
         }
         self.count_again(id);
         id
@@ -308,9 +323,9 @@ impl<'a> Names<'a> {
         let head = bytes.get(..bytes.len().min(self.max_len.saturating_add(1))).unwrap_or(bytes);
         found.clear();
         let mut from = 1;
-        while let Some(off) = head.get(from..).and_then(|h| h.iter().position(|&b| b == b'-')) {
+        while let Some(off) = head.get(from..).and_then(|h| position(h, b'-')) {
             let p = from + off;
-            if dash_digits_dash(bytes, p) {
+            if self.lengths.get(p).copied().unwrap_or(false) && dash_digits_dash(bytes, p) {
                 found.push(p);
             }
             from = p + 1;
@@ -333,7 +348,7 @@ impl<'a> Names<'a> {
                     break;
                 }
                 // `h` is the hash of bytes[..p] here.
-                if places.get(k) == Some(&p) {
+                if matches!(places.get(k), Some(&q) if q == p) {
                     k += 1;
                     if self.hashes.contains(&h) {
                         hits.push(p);
@@ -350,13 +365,38 @@ impl<'a> Names<'a> {
     }
 }
 
+/// The number of ASCII digits starting at `at`.
+#[inline(always)]
+fn digits_at(bytes: &[u8], at: usize) -> usize {
+    let mut n = 0;
+    while matches!(bytes.get(at + n), Some(b'0'..=b'9')) {
+        n += 1;
+    }
+    n
+}
+
+/// The first `b` in `bytes`, by a plain loop (lines are short; `str::find`
+/// sets up a searcher per call, which costs more than the scan in wasm).
+#[inline(always)]
+fn position(bytes: &[u8], b: u8) -> Option<usize> {
+    let mut i = 0;
+    while let Some(&x) = bytes.get(i) {
+        if x == b {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Up to this many `-digits-` places in a line are looked up one by one.
 const DIRECT_LOOKUPS: usize = 8;
 
 /// `bytes[at..]` starts with `-`, one or more digits, `-`.
+#[inline(always)]
 fn dash_digits_dash(bytes: &[u8], at: usize) -> bool {
-    let digits = bytes.get(at + 1..).unwrap_or(&[]).iter().take_while(|b| b.is_ascii_digit()).count();
-    digits > 0 && bytes.get(at + 1 + digits) == Some(&b'-')
+    let digits = digits_at(bytes, at + 1);
+    digits > 0 && matches!(bytes.get(at + 1 + digits), Some(b'-'))
 }
 
 /// A plausible path: not empty, not too long, no spaces or control
@@ -374,13 +414,13 @@ fn match_prefix(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut from = 0;
     // `find` on a char uses memchr: most lines of plain output have no colon.
-    while let Some(off) = line.get(from..)?.find(':') {
+    while let Some(off) = position(bytes.get(from..)?, b':') {
         let colon = from + off;
         if colon > MAX_PATH {
             return None;
         }
-        let digits = bytes.get(colon + 1..).unwrap_or(&[]).iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits > 0 && bytes.get(colon + 1 + digits) == Some(&b':') {
+        let digits = digits_at(bytes, colon + 1);
+        if digits > 0 && matches!(bytes.get(colon + 1 + digits), Some(b':')) {
             return plausible_path(bytes.get(..colon)?).then_some(colon);
         }
         from = colon + 1;

@@ -12,6 +12,7 @@
 pub mod chunk;
 pub mod decide;
 pub mod entry;
+pub mod json;
 pub mod pass;
 pub mod read;
 pub mod recall;

@@ -380,6 +380,21 @@ pub fn plan(input: &PassInput) -> Plan {
     }
 }
 
+/// The chunks cover the text exactly, in order, and the sizes agree: what
+/// `plan` made, and what `finish` relies on to copy kept chunks verbatim.
+fn covers(o: &PlannedOutput) -> bool {
+    let mut at = 0;
+    let mut chars = 0usize;
+    for c in &o.chunks {
+        if c.start != at || c.end <= c.start || o.text.get(c.start..c.end).is_none() {
+            return false;
+        }
+        at = c.end;
+        chars = chars.saturating_add(c.chars);
+    }
+    at == o.text.len() && chars == o.chars
+}
+
 /// Step two: each segment's verdict, each output's decision, the drafts and
 /// the record.
 pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
@@ -393,6 +408,22 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let mut results = Vec::with_capacity(pass.outputs.len());
     let mut saved = 0usize;
     for o in &pass.outputs {
+        if !covers(o) {
+            // A state that came back altered: keep the output, say why.
+            results.push(ResultRecord {
+                kind: ResultKind::Large,
+                entry_id: o.entry_id.clone(),
+                tool: o.tool.clone(),
+                label: o.label.clone(),
+                outcome: ResultOutcome::Kept,
+                reason: Reason::BadPlan.as_str().to_string(),
+                before_chars: o.chars,
+                after_chars: o.chars,
+                jev: String::new(),
+                omitted: Vec::new(),
+            });
+            continue;
+        }
         let verdicts: Vec<(Segment, Verdict)> = o
             .segments
             .iter()
@@ -475,23 +506,38 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     Outcome { entries, record, saved_chars: saved }
 }
 
-/// [`plan`] over JSON text: `PassInput` in; the JSON text of the requests
-/// (`ClassifierContext[]`) and of the pass state out, apart, so the extension
-/// parses only the requests and hands the state back to [`finish_json`] as
-/// the text it got. This is the form the extension calls: one
-/// `JSON.stringify` and one `JSON.parse` cost less than converting thousands
-/// of objects field by field across the wasm boundary, and a megabyte string
-/// crosses once (the `/context` report does the same).
+/// [`plan`] over JSON: `PassInput` (UTF-8 JSON bytes) in; the JSON text of
+/// the requests (`ClassifierContext[]`) and the pass state out, apart, so the
+/// extension parses only the requests and hands the state back to
+/// [`finish_json`] as the bytes it got. This is the form the extension calls:
+/// one `JSON.stringify` and one `JSON.parse` cost less than converting
+/// thousands of objects field by field across the wasm boundary (the
+/// `/context` report does the same), and bytes cross as a copy, not through a
+/// JavaScript string.
 ///
-/// Input and state are UTF-8 bytes: the extension encodes with `TextEncoder`
-/// and hands the state back as the `Uint8Array` it got, so a megabyte crosses
-/// as a copy, not through a JavaScript string.
+/// The state is a JSON header, a newline, then the output texts raw, one
+/// after another (the header gives their byte lengths): a megabyte is neither
+/// escaped here nor unescaped in `finish_json` (see `json`).
 pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>), String> {
     let input: PassInput = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
-    let plan = plan(&input);
-    let requests = serde_json::to_string(&plan.requests).map_err(|e| format!("pass requests: {e}"))?;
-    let pass = serde_json::to_vec(&plan.pass).map_err(|e| format!("pass state: {e}"))?;
-    Ok((requests, pass))
+    let mut plan = plan(&input);
+    let requests = crate::json::requests(&plan.requests);
+    let texts: Vec<String> = plan.pass.outputs.iter_mut().map(|o| std::mem::take(&mut o.text)).collect();
+    let header = StateHeader { state: &plan.pass, text_bytes: texts.iter().map(String::len).collect() };
+    let mut state = serde_json::to_vec(&header).map_err(|e| format!("pass state: {e}"))?;
+    state.push(b'\n');
+    for t in &texts {
+        state.extend_from_slice(t.as_bytes());
+    }
+    Ok((requests, state))
+}
+
+/// The JSON part of the pass state bytes.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StateHeader<'a> {
+    state: &'a PassState,
+    text_bytes: Vec<usize>,
 }
 
 /// Bytes as text, checked. Read through `from_str` like every other JSON in
@@ -500,10 +546,27 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }
 
+/// The pass state from the bytes [`plan_json`] gave. A text that does not
+/// fit reads as empty, so its output keeps (`bad-plan`).
+pub fn read_state(bytes: &[u8]) -> Result<PassState, String> {
+    let split = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
+    let (head, rest) = bytes.split_at(split);
+    let mut header = Fields::of(serde_json::from_str(utf8(head)?).map_err(|e| format!("pass state: {e}"))?);
+    let lengths = header.list("textBytes", |v| v.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
+    let mut state = PassState::from_value(header.take("state"));
+    let mut texts = rest.get(1..).unwrap_or(&[]);
+    for (o, len) in state.outputs.iter_mut().zip(lengths) {
+        let (text, after) = texts.split_at(len.min(texts.len()));
+        o.text = std::str::from_utf8(text).map(str::to_string).unwrap_or_default();
+        texts = after;
+    }
+    Ok(state)
+}
+
 /// [`finish`] over JSON: the pass state bytes [`plan_json`] gave and the
 /// runner's result (UTF-8 JSON) in, `Outcome` as JSON text out.
 pub fn finish_json(pass: &[u8], answers: &[u8]) -> Result<String, String> {
-    let pass: PassState = serde_json::from_str(utf8(pass)?).map_err(|e| format!("pass state: {e}"))?;
+    let pass = read_state(pass)?;
     let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
     serde_json::to_string(&finish(&pass, &answers)).map_err(|e| format!("pass outcome: {e}"))
 }
@@ -612,6 +675,28 @@ mod tests {
         assert!(r0.get("omitted").is_none());
         assert_eq!(out.saved_chars, crate::text::js_len(&text) - crate::text::js_len(replaced));
         assert_eq!(data["savedChars"], out.saved_chars);
+    }
+
+    #[test]
+    fn the_json_forms_round_trip_the_state_with_raw_texts() {
+        let text = format!("{}\n\"quoted\" 日本 😀\n", grep_text(100));
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text)]);
+        let bytes = serde_json::to_vec(&inp).unwrap();
+        let (requests, state) = plan_json(&bytes).unwrap();
+        let p = plan(&inp);
+        assert_eq!(requests, serde_json::to_string(&p.requests).unwrap());
+        assert_eq!(read_state(&state).unwrap(), p.pass);
+        let answers = serde_json::to_vec(&answer_keeping(&p, "src/f3.ts:")).unwrap();
+        let out: Value = serde_json::from_str(&finish_json(&state, &answers).unwrap()).unwrap();
+        assert_eq!(out["entries"][0]["type"], "context_edit");
+        // Cut or garbled state bytes never panic; the outputs keep.
+        for cut in [0, 1, state.len() / 2, state.len() - 1] {
+            if let Ok(s) = read_state(&state[..cut]) {
+                let o = finish(&s, &answer_keeping(&p, "src/f3.ts:"));
+                assert!(o.entries.iter().all(|e| !matches!(e, Draft::ContextEdit { .. })));
+            }
+        }
+        assert!(finish_json(b"\xff", &answers).is_err());
     }
 
     #[test]

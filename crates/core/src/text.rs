@@ -4,6 +4,15 @@
 //! and a CJK character is 1. Cuts never split a character: a cut that would land
 //! inside a surrogate pair stops before it.
 
+/// Eight bytes as a little-endian word. Written out so it inlines at
+/// `opt-level = "z"` (a `copy_from_slice` there is a call per word); short
+/// input reads as zero bytes.
+#[inline(always)]
+pub fn word(w: &[u8]) -> u64 {
+    let b = |i: usize| u64::from(w.get(i).copied().unwrap_or(0));
+    b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24 | b(4) << 32 | b(5) << 40 | b(6) << 48 | b(7) << 56
+}
+
 /// Length in UTF-16 code units (JavaScript's `string.length`).
 ///
 /// Counted over bytes rather than chars because it runs over every line of a
@@ -21,9 +30,7 @@ pub fn js_len(s: &str) -> usize {
     let mut four_byte_leads = 0usize;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        let x = u64::from_le_bytes(b);
+        let x = word(w);
         // Bit 7 set and bit 6 clear: 10xxxxxx.
         continuation += (x & !(x << 1) & HIGH).count_ones() as usize;
         // Bits 7 to 4 set: 11110xxx.

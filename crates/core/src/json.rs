@@ -1,0 +1,289 @@
+//! Writing the pass's big JSON fast: the classifier requests and the pass
+//! state, which carry a megabyte of tool output.
+//!
+//! For: the boundary of the run-end pass (product.md "Budgets": ≤ 15 ms of
+//! the pass's own work for 1 MB). Measured in wasm, serde_json's string
+//! escaping (a table lookup per byte, not unrolled at `opt-level = "z"`) was
+//! the largest single cost of a pass. Here strings are escaped eight bytes at
+//! a time, and the pass state carries its output texts raw after a JSON
+//! header, so they are neither escaped nor unescaped. Not for: anything
+//! small; the rest of the core uses serde_json. The output is byte for byte
+//! what serde_json writes (tested).
+
+use crate::decide::{ClassifierContext, ClassifierQuestion, LargeState, State};
+
+/// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
+/// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
+/// `\u00xx`; everything else (non-ASCII included) as it is.
+pub fn push_str(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut run = 0; // start of the bytes not yet copied
+    let mut i = 0;
+    while i < bytes.len() {
+        // Skip eight plain bytes at a time.
+        if let Some(w) = bytes.get(i..i + 8) {
+            if !needs_escape(crate::text::word(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let Some(&c) = bytes.get(i) else { break };
+        let escape: Option<&str> = match c {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            c if c < 0x20 => None,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // Everything before `i` is plain; `i` is an ASCII byte, a char boundary.
+        out.push_str(s.get(run..i).unwrap_or(""));
+        match escape {
+            Some(e) => out.push_str(e),
+            None => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 15)]));
+            }
+        }
+        i += 1;
+        run = i;
+    }
+    out.push_str(s.get(run..).unwrap_or(""));
+    out.push('"');
+}
+
+/// Whether any of eight bytes is `"`, `\` or below 0x20 (bit tricks: a zero
+/// byte of `x ^ pattern` marks a match; a byte below 0x20 borrows in `x - 0x20`).
+#[inline(always)]
+fn needs_escape(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v & HIGH != 0;
+    let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0;
+    below_space || zero_in(x ^ (ONES * u64::from(b'"'))) || zero_in(x ^ (ONES * u64::from(b'\\')))
+}
+
+/// A small writer for JSON objects in a fixed field order.
+struct Obj<'a> {
+    out: &'a mut String,
+    first: bool,
+}
+
+impl<'a> Obj<'a> {
+    fn new(out: &'a mut String) -> Obj<'a> {
+        out.push('{');
+        Obj { out, first: true }
+    }
+    fn key(&mut self, k: &str) -> &mut String {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        push_str(self.out, k);
+        self.out.push(':');
+        self.out
+    }
+    fn str(&mut self, k: &str, v: &str) {
+        let out = self.key(k);
+        push_str(out, v);
+    }
+    fn opt(&mut self, k: &str, v: &Option<String>) {
+        if let Some(v) = v {
+            self.str(k, v);
+        }
+    }
+    fn end(self) {
+        self.out.push('}');
+    }
+}
+
+/// The JSON text of the requests, as serde_json would write it.
+pub fn requests(requests: &[ClassifierContext]) -> String {
+    let size: usize = requests.iter().map(approximate_size).sum();
+    let mut out = String::with_capacity(size + size / 16 + 64);
+    out.push('[');
+    for (i, r) in requests.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        request(&mut out, r);
+    }
+    out.push(']');
+    out
+}
+
+fn approximate_size(r: &ClassifierContext) -> usize {
+    let State::Large(s) = &r.state;
+    s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>() + 4096
+}
+
+fn request(out: &mut String, r: &ClassifierContext) {
+    let mut o = Obj::new(out);
+    let State::Large(s) = &r.state;
+    large_state(o.key("state"), s);
+    let q = o.key("questions");
+    let mut qs = Obj::new(q);
+    for (k, question) in &r.questions.0 {
+        let out = qs.key(k);
+        let mut qo = Obj::new(out);
+        match question {
+            ClassifierQuestion::Choice { instructions, criteria } => {
+                qo.str("type", "choice");
+                qo.str("instructions", instructions);
+                let mut c = Obj::new(qo.key("criteria"));
+                for (k, v) in &criteria.0 {
+                    c.str(k, v);
+                }
+                c.end();
+            }
+            ClassifierQuestion::Score { instructions, criteria } => {
+                qo.str("type", "score");
+                qo.str("instructions", instructions);
+                let out = qo.key("criteria");
+                out.push('[');
+                for (i, c) in criteria.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    push_str(out, c);
+                }
+                out.push(']');
+            }
+            ClassifierQuestion::Bool { instructions, criteria } => {
+                qo.str("type", "bool");
+                qo.str("instructions", instructions);
+                let mut c = Obj::new(qo.key("criteria"));
+                c.str("true", &criteria.yes);
+                c.str("false", &criteria.no);
+                c.end();
+            }
+        }
+        qo.end();
+    }
+    qs.end();
+    o.end();
+}
+
+fn large_state(out: &mut String, s: &LargeState) {
+    let mut o = Obj::new(out);
+    o.str("situation", &s.situation);
+    if let Some(e) = &s.earlier_conversation {
+        let mut eo = Obj::new(o.key("earlier_conversation"));
+        eo.opt("summary", &e.summary);
+        eo.opt("first_request", &e.first_request);
+        if !e.recent_exchanges.is_empty() {
+            let out = eo.key("recent_exchanges");
+            out.push('[');
+            for (i, x) in e.recent_exchanges.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let mut xo = Obj::new(out);
+                xo.str("user", &x.user);
+                xo.str("assistant", &x.assistant);
+                xo.end();
+            }
+            out.push(']');
+        }
+        eo.end();
+    }
+    o.str("user_question", &s.user_question);
+    o.str("final_answer", &s.final_answer);
+    o.opt("agent_notes_during_the_run", &s.agent_notes_during_the_run);
+    o.str("tool", &s.tool);
+    o.str("tool_arguments", &s.tool_arguments);
+    o.opt("tool_status", &s.tool_status);
+    o.str("output_size", &s.output_size);
+    let mut co = Obj::new(o.key("chunks"));
+    for (k, v) in &s.chunks.0 {
+        co.str(k, v);
+    }
+    co.end();
+    o.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    #[test]
+    fn strings_escape_as_serde_json_does() {
+        let mut all = String::new();
+        for c in (0u32..0x80).filter_map(char::from_u32) {
+            all.push(c);
+        }
+        let cases = [
+            "",
+            "plain",
+            "exactly8",
+            "a\"b\\c\nd\re\tf\u{8}g\u{c}h\u{1}i\u{1f}j\u{7f}",
+            "日本語😀 \"quoted\" 😀",
+            "0123456789abcdef\"0123456789abcdef",
+            &all,
+            "\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}",
+        ];
+        for s in cases {
+            let mut out = String::new();
+            push_str(&mut out, s);
+            assert_eq!(out, serde(s), "{s:?}");
+        }
+        // Every position of every special byte inside a word.
+        for special in ['"', '\\', '\n', '\u{1}', '\u{1f}', ' ', '~', 'é'] {
+            for at in 0..17 {
+                let mut s = "x".repeat(16);
+                s.insert(at, special);
+                let mut out = String::new();
+                push_str(&mut out, &s);
+                assert_eq!(out, serde(&s));
+            }
+        }
+    }
+
+    #[test]
+    fn requests_match_serde_json() {
+        use crate::decide::{large_request, RequestInput};
+        use crate::span::{Exchange, Run};
+        let run = Run {
+            question: "where \"is\" it?\n".into(),
+            answer: "in a.ts 😀".into(),
+            notes: "n".into(),
+            ..Run::default()
+        };
+        let args = serde_json::json!({"command": "rg -n \"x\""});
+        let texts = ["a:1:\"x\"\t", "b:2:日本\u{1}"];
+        let mut input = RequestInput {
+            run: &run,
+            tool: "bash",
+            arguments: &args,
+            is_error: true,
+            lines: 2,
+            part: 1,
+            parts: 2,
+            first_number: 9,
+            chunk_texts: &texts,
+        };
+        let one = large_request(&input);
+        let mut later = run.clone();
+        later.history.summary = Some("sum".into());
+        later.history.exchanges.push(Exchange { user: "u".into(), assistant: "a".into() });
+        input.run = &later;
+        input.is_error = false;
+        let two = large_request(&input);
+        let all = vec![one, two];
+        assert_eq!(requests(&all), serde_json::to_string(&all).unwrap());
+        assert_eq!(requests(&[]), "[]");
+    }
+}
