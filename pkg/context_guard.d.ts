@@ -3,14 +3,18 @@
 
 /**
  * What `planPass` gives: the requests to send, as the JSON text of
- * `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
- * `finishPass` as they are. Call `free()` when done with it.
+ * `ClassifierContext[]`; the pass state, opaque bytes to hand back to
+ * `finishPass` as they are; and why there is nothing to ask, if so (`off`,
+ * `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
+ * done with it.
  */
 export class PlannedPass {
     private constructor();
     free(): void;
     [Symbol.dispose](): void;
     requests: string;
+    get skipped(): string | undefined;
+    set skipped(value: string | null | undefined);
     get state(): Uint8Array;
     set state(value: Uint8Array | number[]);
 }
@@ -84,9 +88,11 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
     readonly __wbg_get_plannedpass_requests: (a: number) => [number, number];
+    readonly __wbg_get_plannedpass_skipped: (a: number) => [number, number];
     readonly __wbg_get_plannedpass_state: (a: number) => [number, number];
     readonly __wbg_plannedpass_free: (a: number, b: number) => void;
     readonly __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
+    readonly __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) => void;
     readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
     readonly buildReport: (a: number, b: number) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -2,8 +2,10 @@
 
 /**
  * What `planPass` gives: the requests to send, as the JSON text of
- * `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
- * `finishPass` as they are. Call `free()` when done with it.
+ * `ClassifierContext[]`; the pass state, opaque bytes to hand back to
+ * `finishPass` as they are; and why there is nothing to ask, if so (`off`,
+ * `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
+ * done with it.
  */
 export class PlannedPass {
     static __wrap(ptr) {
@@ -38,6 +40,18 @@ export class PlannedPass {
         }
     }
     /**
+     * @returns {string | undefined}
+     */
+    get skipped() {
+        const ret = wasm.__wbg_get_plannedpass_skipped(this.__wbg_ptr);
+        let v1;
+        if (ret[0] !== 0) {
+            v1 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v1;
+    }
+    /**
      * @returns {Uint8Array}
      */
     get state() {
@@ -53,6 +67,14 @@ export class PlannedPass {
         const ptr0 = passStringToWasm0(arg0, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         wasm.__wbg_set_plannedpass_requests(this.__wbg_ptr, ptr0, len0);
+    }
+    /**
+     * @param {string | null} [arg0]
+     */
+    set skipped(arg0) {
+        var ptr0 = isLikeNone(arg0) ? 0 : passStringToWasm0(arg0, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        var len0 = WASM_VECTOR_LEN;
+        wasm.__wbg_set_plannedpass_skipped(this.__wbg_ptr, ptr0, len0);
     }
     /**
      * @param {Uint8Array | number[]} arg0
@@ -373,6 +395,10 @@ function getUint8ArrayMemory0() {
         cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
     }
     return cachedUint8ArrayMemory0;
+}
+
+function isLikeNone(x) {
+    return x === undefined || x === null;
 }
 
 function passArray8ToWasm0(arg, malloc) {

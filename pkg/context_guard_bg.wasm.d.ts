@@ -2,9 +2,11 @@
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
 export const __wbg_get_plannedpass_requests: (a: number) => [number, number];
+export const __wbg_get_plannedpass_skipped: (a: number) => [number, number];
 export const __wbg_get_plannedpass_state: (a: number) => [number, number];
 export const __wbg_plannedpass_free: (a: number, b: number) => void;
 export const __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
+export const __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) => void;
 export const __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
 export const buildReport: (a: number, b: number) => [number, number, number, number];
 export const finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -132,7 +132,7 @@ fn main() {
         let saved = out.saved_chars;
         // The same through JSON text, as the wasm exports run it.
         let input_json = serde_json::to_vec(&inp).unwrap_or_default();
-        let (plan_json_ms, (_, pass_text)) = best(10, || plan_json(&input_json).unwrap_or_default());
+        let (plan_json_ms, (_, pass_text, _)) = best(10, || plan_json(&input_json).unwrap_or_default());
         let answers_text = serde_json::to_vec(&ans).unwrap_or_default();
         let (finish_json_ms, _) = best(10, || finish_json(&pass_text, &answers_text).unwrap_or_default());
         println!(

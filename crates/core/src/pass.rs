@@ -67,6 +67,17 @@ pub enum Skip {
     BelowMinRunChars,
 }
 
+impl Skip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Skip::Off => "off",
+            Skip::NoRun => "no-run",
+            Skip::NoLargeOutputs => "no-large-outputs",
+            Skip::BelowMinRunChars => "below-min-run-chars",
+        }
+    }
+}
+
 /// The classifier requests of a pass and the state `finish` needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -518,7 +529,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
 /// The state is a JSON header, a newline, then the output texts raw, one
 /// after another (the header gives their byte lengths): a megabyte is neither
 /// escaped here nor unescaped in `finish_json` (see `json`).
-pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>), String> {
+pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>, Option<Skip>), String> {
     let input: PassInput = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
     let mut plan = plan(&input);
     let requests = crate::json::requests(&plan.requests);
@@ -529,7 +540,7 @@ pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>), String> {
     for t in &texts {
         state.extend_from_slice(t.as_bytes());
     }
-    Ok((requests, state))
+    Ok((requests, state, plan.pass.skipped))
 }
 
 /// The JSON part of the pass state bytes.
@@ -682,7 +693,8 @@ mod tests {
         let text = format!("{}\n\"quoted\" 日本 😀\n", grep_text(100));
         let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text)]);
         let bytes = serde_json::to_vec(&inp).unwrap();
-        let (requests, state) = plan_json(&bytes).unwrap();
+        let (requests, state, skipped) = plan_json(&bytes).unwrap();
+        assert_eq!(skipped, None);
         let p = plan(&inp);
         assert_eq!(requests, serde_json::to_string(&p.requests).unwrap());
         assert_eq!(read_state(&state).unwrap(), p.pass);

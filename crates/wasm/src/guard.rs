@@ -24,12 +24,15 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, JsError> {
 }
 
 /// What `planPass` gives: the requests to send, as the JSON text of
-/// `ClassifierContext[]`, and the pass state, opaque bytes to hand back to
-/// `finishPass` as they are. Call `free()` when done with it.
+/// `ClassifierContext[]`; the pass state, opaque bytes to hand back to
+/// `finishPass` as they are; and why there is nothing to ask, if so (`off`,
+/// `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
+/// done with it.
 #[wasm_bindgen(getter_with_clone)]
 pub struct PlannedPass {
     pub requests: String,
     pub state: Vec<u8>,
+    pub skipped: Option<String>,
 }
 
 /// Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
@@ -37,8 +40,8 @@ pub struct PlannedPass {
 /// a copy of bytes, not through a string).
 #[wasm_bindgen(js_name = planPass)]
 pub fn plan_pass(input: &[u8]) -> Result<PlannedPass, JsError> {
-    let (requests, state) = pass::plan_json(input).map_err(|e| JsError::new(&e))?;
-    Ok(PlannedPass { requests, state })
+    let (requests, state, skipped) = pass::plan_json(input).map_err(|e| JsError::new(&e))?;
+    Ok(PlannedPass { requests, state, skipped: skipped.map(|s| s.as_str().to_string()) })
 }
 
 /// Step two: the JSON text of `Outcome` from the state `planPass` gave and

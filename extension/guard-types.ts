@@ -1,0 +1,260 @@
+// The guard's core, as TypeScript sees it: the data that crosses the wasm
+// boundary (mirrors of the Rust types in crates/core/src) and the exports of
+// crates/wasm/src/guard.rs. Types only; no logic lives here.
+//
+// Structured values cross as JSON (like the /context report): the extension
+// stringifies once and parses once. The two calls of a run-end pass take
+// UTF-8 bytes so a megabyte of tool output crosses as a copy:
+//
+//   const enc = new TextEncoder();
+//   const planned = wasm.planPass(enc.encode(JSON.stringify(input satisfies PassInput)));
+//   const requests = JSON.parse(planned.requests) as GuardClassifierContext[];
+//   const state = planned.state; // opaque: hand it back as it is
+//   planned.free();
+//   if (requests.length > 0) {
+//     const run = await runRequests(requests, classify, { concurrency, timeoutMs }); // guard/requests.ts
+//     const outcome = JSON.parse(wasm.finishPass(state, enc.encode(JSON.stringify(run satisfies PassAnswers)))) as PassOutcome;
+//     return { entries: [...event.entries, ...outcome.entries] };
+//   }
+//
+// Every export can throw (malformed input); call it through callCore.
+
+// ---------------------------------------------------------------------------
+// Exports of crates/wasm/src/guard.rs (in pkg/context_guard.d.ts)
+
+export interface GuardExports {
+  /** JSON of `ParsedSettings` from the settings file's text (`""` for no file). */
+  parseSettings(json: string): string;
+  /** The settings file's text with `enabled` set; throws when the text is not a JSON object. */
+  setEnabled(json: string, enabled: boolean): string;
+  /** Step one of a run-end pass, from the UTF-8 JSON of `PassInput`. */
+  planPass(input: Uint8Array): PlannedPassHandle;
+  /** Step two: JSON of `PassOutcome` from `PlannedPassHandle.state` and the UTF-8 JSON of `PassAnswers`. */
+  finishPass(state: Uint8Array, answers: Uint8Array): string;
+  /** JSON of `RecallReply` from the JSON of `RecallRequest`. */
+  recall(request: string): string;
+  /** JSON of `RecallToolInfo`: the tool's description and parameter texts. */
+  recallToolInfo(): string;
+  /** How notes and records name a call, e.g. bash `rg -n status`, from the tool name and its arguments as JSON. */
+  toolLabel(tool: string, argsJson: string): string;
+  /** A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`. */
+  shortCount(n: number): string;
+}
+
+/** What `planPass` returns (a wasm object: call `free()` after reading it). */
+export interface PlannedPassHandle {
+  /** JSON of `GuardClassifierContext[]`; one classifier request each, in order. */
+  readonly requests: string;
+  /** The pass state: hand it to `finishPass` unchanged. */
+  readonly state: Uint8Array;
+  /** Why there is nothing to ask, when so: a `PassSkip`. */
+  readonly skipped: string | undefined;
+  free(): void;
+}
+
+export type PassSkip = "off" | "no-run" | "no-large-outputs" | "below-min-run-chars";
+
+// ---------------------------------------------------------------------------
+// Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
+
+export interface GuardSettings {
+  enabled: boolean;
+  /** `provider/id`, split at the first `/` into the next two. */
+  model: string;
+  modelProvider: string;
+  modelId: string;
+  minResultChars: number;
+  minRunChars: number;
+  keepWholeThreshold: number;
+  focusWholeThreshold: number;
+  chunkKeepThreshold: number;
+  noneThreshold: number;
+  maxKeepRatio: number;
+  keepCitedFiles: boolean;
+  timeoutMs: number;
+  concurrency: number;
+  maxSegmentChars: number;
+  maxChunksPerSegment: number;
+  excludeTools: string[];
+  distillErrors: boolean;
+  historyExchanges: number;
+  pinAnthropicCache: boolean;
+  midRun: boolean;
+  midRunMinAgeTurns: number;
+  midRunBatchChars: number;
+  midRunBatchCharsOpenAI: number;
+  midRunChunkKeepThreshold: number;
+  midRunBreakEven: boolean;
+  smallResultMinChars: number;
+  smallKeepThreshold: number;
+  pruneExchanges: boolean;
+  keepRecentExchanges: number;
+  exchangeOmitThreshold: number;
+  exchangeBreakEven: boolean;
+  exchangeMinSavingChars: number;
+  imageKeepTurns: number;
+}
+
+export interface ParsedSettings {
+  settings: GuardSettings;
+  /** One per ignored value, naming the key (the file's path is the extension's to add). */
+  warnings: string[];
+}
+
+// ---------------------------------------------------------------------------
+// The pass's input (entry.rs, pass.rs)
+
+/**
+ * One projected session entry: `guard/collect.ts` `coreEntries` builds these from
+ * `event.context.contextEntries`. `messages` are Pi's `AgentMessage`s as they are
+ * (unknown roles and fields are ignored); `raw` is `sourceEntry.message` when an
+ * edit changed what the model sees. Image `data` may be cut to its first kilobytes.
+ */
+export interface GuardEntry {
+  id: string;
+  entryType: string;
+  messages: unknown[];
+  raw?: unknown;
+}
+
+export interface PassInput {
+  entries: GuardEntry[];
+  /** As `ParsedSettings.settings` gave them (read back through the same validation). */
+  settings: GuardSettings;
+}
+
+// ---------------------------------------------------------------------------
+// Classifier requests (decide.rs): Pi's ClassifierContext / ClassifierQuestion
+
+export type GuardClassifierQuestion =
+  | { type: "bool"; instructions: string; criteria: { true: string; false: string } }
+  | { type: "choice"; instructions: string; criteria: Record<string, string> }
+  | { type: "score"; instructions: string; criteria: string[] };
+
+/** The state of a large-output request (guard.md §3), keys in this order; absent parts are left out. */
+export interface LargeOutputState {
+  situation: string;
+  earlier_conversation?: {
+    summary?: string;
+    first_request?: string;
+    recent_exchanges?: { user: string; assistant: string }[];
+  };
+  user_question: string;
+  final_answer: string;
+  agent_notes_during_the_run?: string;
+  tool: string;
+  tool_arguments: string;
+  tool_status?: string;
+  output_size: string;
+  /** `{ chunk_1: "…" }`, numbered across the whole output. */
+  chunks: Record<string, string>;
+}
+
+/** Send as `ctx.modelRegistry.classify(model, context, options)` takes it. */
+export interface GuardClassifierContext {
+  state: LargeOutputState;
+  /** `keep_whole` (bool), `focus` (choice: whole, none, chunk_N…), then one `chunk_N` (bool) per chunk. */
+  questions: Record<string, GuardClassifierQuestion>;
+}
+
+/** How one request ended: `RequestOutcome` of guard/requests.ts. Answers are checked by the core. */
+export type GuardRequestOutcome =
+  | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
+  | { status: "error"; message: string }
+  | { status: "timeout" };
+
+/** `RunResult` of guard/requests.ts: one outcome per request, in the order of the requests. */
+export interface PassAnswers {
+  outcomes: GuardRequestOutcome[];
+  timedOut: boolean;
+  ms: number;
+}
+
+// ---------------------------------------------------------------------------
+// The pass's outcome (pass.rs): Pi SessionBoundaryDrafts to append
+
+export interface ContextEditDraft {
+  type: "context_edit";
+  targetId: string;
+  replacement: { content: { type: "text"; text: string }[] };
+}
+
+export interface GuardRecordDraft {
+  type: "custom";
+  customType: "context-guard";
+  data: GuardRecord;
+}
+
+/** The record of a pass (guard.md §6); `/guard` shows the last one. */
+export interface GuardRecord {
+  v: 1;
+  phase: "run-end" | "mid-run";
+  model: string;
+  savedChars: number;
+  requests: number;
+  inputTokens: number;
+  costUsd: number;
+  ms: number;
+  timedOut: boolean;
+  results: GuardResult[];
+}
+
+export interface GuardResult {
+  kind: "large" | "small" | "exchange" | "image";
+  entryId: string;
+  tool: string;
+  /** Such as bash `rg -n status`, one line, clipped. */
+  label: string;
+  outcome: "distilled" | "removed" | "kept";
+  /**
+   * Why, as distinct segment reasons joined by `,`: error, timeout, no-answer, whole-needed,
+   * whole-chosen, weak-whole, weak-none, none-needed, chunks, top-focus, oversize; or not-worth,
+   * bad-plan.
+   */
+  reason: string;
+  beforeChars: number;
+  afterChars: number;
+  /** Classifier trace, such as `kw.15 focus=chunk_4:.52 keep 9/29` (segments joined by ` | `). */
+  jev: string;
+  /** Entry ids an exchange omission covers. */
+  omitted?: string[];
+}
+
+export interface PassOutcome {
+  /** The context_edit drafts, then the record when the pass made a request. */
+  entries: (ContextEditDraft | GuardRecordDraft)[];
+  /** The record's data (also the last of `entries`), or null when no request was made. */
+  record: GuardRecord | null;
+  /** Characters the edits keep out of the context. */
+  savedChars: number;
+}
+
+// ---------------------------------------------------------------------------
+// recall (recall.rs)
+
+export interface RecallRequest {
+  entryId: string;
+  /** regex-lite syntax (no look-around or back-references), ≤ 500 characters. */
+  pattern?: string;
+  /** 1-based; with `pattern`, counts matching lines. */
+  offset?: number;
+  limit?: number;
+  /** `getEntry(entryId).message` when the entry is a message entry; absent when the id is unknown. */
+  message?: unknown;
+}
+
+export interface RecallReply {
+  text: string;
+  /** Unknown id, bad pattern or parameter: return it as a tool error. */
+  isError: boolean;
+  /** Indexes into the raw message's `content` of the image blocks to attach after the text. */
+  images: number[];
+}
+
+export interface RecallToolInfo {
+  description: string;
+  entryId: string;
+  pattern: string;
+  offset: string;
+  limit: string;
+}
