@@ -1,0 +1,381 @@
+//! The guard core never panics, whatever it is given (product.md: "The core
+//! never panics on any input (fuzz it)").
+//!
+//! A deterministic randomized test that runs with `cargo test` on stable:
+//! thousands of generated inputs built from the pieces that stress each step
+//! (grep prefixes, `-digits-`, separators, blank lines, CRLF, emoji and CJK at
+//! every offset, long lines, odd JSON), checking the invariants that must
+//! hold, not just the absence of a panic. `fuzz/` runs the same entry points
+//! under libFuzzer where a nightly toolchain is available.
+
+use context_guard_core::chunk::{chunk, chunk_text, segments};
+use context_guard_core::decide::{interpret, RequestOutcome};
+use context_guard_core::entry::{ContextEntry, Message};
+use context_guard_core::pass::{finish, finish_json, plan, plan_json, read_state, PassAnswers, PassInput};
+use context_guard_core::recall::{recall, RecallRequest};
+use context_guard_core::render::tool_label;
+use context_guard_core::settings::{parse, set_enabled, Settings};
+use context_guard_core::size::image_chars;
+use context_guard_core::text::{clip_middle, js_len, js_prefix, js_suffix, line_count, sanitize_line, short_count};
+use serde_json::{json, Value};
+
+/// xorshift64*: deterministic, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % (n.max(1) as u64)) as usize
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const PIECES: &[&str] = &[
+    "src/a.ts:12:",
+    "src/a.ts-13-",
+    "2024-05-01-post.md:3:",
+    "2024-05-01-post.md-4-",
+    "x-1-y-2-z-3-",
+    "--\n",
+    "\n",
+    "\n\n",
+    "\r\n",
+    " ",
+    "\t",
+    ":",
+    "-",
+    "12",
+    "::",
+    ":1:",
+    "-1-",
+    "😀",
+    "日本語",
+    "é",
+    "\u{0}",
+    "\u{1b}[31m",
+    "\"",
+    "\\",
+    "[context-guard]",
+    "a",
+    "status = 503",
+    "{",
+    "}",
+    "\u{feff}",
+    "\u{202e}",
+    "𝄞",
+];
+
+fn text(rng: &mut Rng, max_pieces: usize) -> String {
+    let mut s = String::new();
+    let n = rng.below(max_pieces);
+    for _ in 0..n {
+        if rng.chance(2) {
+            let long = rng.pick(&["x", "😀", "日", "a:1:"]).repeat(rng.below(6000));
+            s.push_str(&long);
+        } else {
+            s.push_str(rng.pick(PIECES));
+        }
+    }
+    s
+}
+
+fn value(rng: &mut Rng, depth: usize) -> Value {
+    match rng.below(if depth > 2 { 6 } else { 9 }) {
+        0 => Value::Null,
+        1 => json!(rng.chance(50)),
+        2 => json!(rng.below(3) as f64 - 0.5 + (rng.below(1000) as f64) / 1000.0),
+        3 => json!(rng.below(1_000_000)),
+        4 => json!(text(rng, 5)),
+        5 => json!(-(rng.below(10) as i64)),
+        6 => Value::Array((0..rng.below(4)).map(|_| value(rng, depth + 1)).collect()),
+        _ => {
+            let mut m = serde_json::Map::new();
+            for _ in 0..rng.below(5) {
+                let k = rng.pick(&[
+                    "probability",
+                    "choice",
+                    "probabilities",
+                    "confidence",
+                    "type",
+                    "text",
+                    "role",
+                    "content",
+                    "x",
+                ]);
+                m.insert(k.to_string(), value(rng, depth + 1));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+#[test]
+fn text_helpers_never_panic_and_never_split_characters() {
+    let mut rng = Rng(0x5eed_0001);
+    for _ in 0..3000 {
+        let s = text(&mut rng, 20);
+        let n = rng.below(js_len(&s) + 3);
+        assert!(js_len(js_prefix(&s, n)) <= n);
+        assert!(js_len(js_suffix(&s, n)) <= n);
+        assert!(js_len(&clip_middle(&s, n)) <= n.max(js_len(&s).min(n)));
+        assert!(js_len(&sanitize_line(&s, n)) <= n.max(1));
+        let _ = line_count(&s);
+        let _ = short_count(rng.next() as usize);
+    }
+}
+
+#[test]
+fn chunks_always_cover_the_output() {
+    let mut rng = Rng(0x5eed_0002);
+    for _ in 0..3000 {
+        let s = text(&mut rng, 400);
+        let c = chunk(&s);
+        let mut at = 0;
+        let mut lines = 0;
+        for k in &c.chunks {
+            assert_eq!(k.start, at);
+            assert!(chunk_text(&s, k).is_some());
+            at = k.end;
+            lines += k.lines;
+        }
+        assert_eq!(at, s.len());
+        assert_eq!(lines, line_count(&s));
+        let max = 800 + rng.below(40_000);
+        let segs = segments(&c.chunks, max, 1 + rng.below(50));
+        assert_eq!(segs.iter().map(|g| g.count).sum::<usize>(), c.chunks.len());
+        for g in segs {
+            assert!(g.oversize || g.chars <= max);
+        }
+    }
+}
+
+fn entries(rng: &mut Rng, output: &str) -> Vec<ContextEntry> {
+    let msg = |v: Value| Message::from_value(v);
+    let entry = |id: &str, m: Message| ContextEntry {
+        id: id.into(),
+        entry_type: "message".into(),
+        messages: vec![m],
+        raw: None,
+    };
+    let tool = rng.pick(&["bash", "read", "grep", "edit", "mcp"]).to_string();
+    let mut out = vec![entry("u", msg(json!({"role": "user", "content": text(rng, 5)})))];
+    if rng.chance(30) {
+        out.push(entry(
+            "s",
+            msg(json!({"role": "user", "content": [{"type": "image", "data": "", "mimeType": "image/png"}]})),
+        ));
+    }
+    out.push(entry(
+        "a",
+        msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": tool, "arguments": value(rng, 0)}]})),
+    ));
+    let result = msg(json!({"role": "toolResult", "toolCallId": "c", "toolName": tool, "isError": rng.chance(20),
+                           "content": [{"type": "text", "text": output}]}));
+    let mut r = entry("r", result);
+    if rng.chance(10) {
+        r.raw = Some(msg(value(rng, 0)));
+    }
+    out.push(r);
+    out.push(entry("z", msg(json!({"role": "assistant", "content": [{"type": "text", "text": text(rng, 10)}]}))));
+    if rng.chance(10) {
+        out.push(ContextEntry::from_value(value(rng, 0)));
+    }
+    out
+}
+
+fn outcome(rng: &mut Rng, chunks: usize) -> RequestOutcome {
+    match rng.below(10) {
+        0 => RequestOutcome::Timeout,
+        1 => RequestOutcome::Error { message: "x".into() },
+        2 => RequestOutcome::from_value(value(rng, 0)),
+        _ => {
+            let mut m = serde_json::Map::new();
+            let p = |rng: &mut Rng| if rng.chance(5) { value(rng, 2) } else { json!((rng.below(101) as f64) / 100.0) };
+            m.insert("keep_whole".into(), json!({"probability": p(rng)}));
+            let choice = match rng.below(4) {
+                0 => "whole".to_string(),
+                1 => "none".to_string(),
+                2 => format!("chunk_{}", rng.below(chunks + 3)),
+                _ => text(rng, 2),
+            };
+            m.insert(
+                "focus".into(),
+                json!({"choice": choice, "probabilities": {choice.clone(): p(rng)}, "confidence": p(rng)}),
+            );
+            for i in 1..=chunks + 2 {
+                if !rng.chance(3) {
+                    m.insert(format!("chunk_{i}"), json!({"probability": p(rng)}));
+                }
+            }
+            RequestOutcome::Answered {
+                answers: Value::Object(m),
+                input_tokens: rng.below(9999) as f64,
+                cost_usd: f64::NAN,
+            }
+        }
+    }
+}
+
+#[test]
+fn plan_and_finish_never_panic_and_edits_are_well_formed() {
+    let mut rng = Rng(0x5eed_0003);
+    for round in 0..600 {
+        let output = text(&mut rng, if round % 10 == 0 { 3000 } else { 500 });
+        let settings = Settings {
+            min_result_chars: 1 + rng.below(3000),
+            min_run_chars: rng.below(5000),
+            max_segment_chars: 1000 + rng.below(20_000),
+            max_chunks_per_segment: 1 + rng.below(40),
+            keep_cited_files: rng.chance(50),
+            history_exchanges: rng.below(4),
+            ..Settings::default()
+        };
+        let input = PassInput { entries: entries(&mut rng, &output), settings };
+        let p = plan(&input);
+        let keep = if rng.chance(10) { rng.below(3) } else { usize::MAX };
+        let mut outcomes: Vec<RequestOutcome> = Vec::new();
+        for r in p.requests.iter().take(keep) {
+            let n = serde_json::to_value(r).ok().and_then(|v| v["state"]["chunks"].as_object().map(|m| m.len()));
+            outcomes.push(outcome(&mut rng, n.unwrap_or(0)));
+        }
+        let answers = PassAnswers { outcomes, timed_out: rng.chance(10), ms: 5.0 };
+        let out = finish(&p.pass, &answers);
+        for e in serde_json::to_value(&out.entries).unwrap().as_array().unwrap() {
+            if e["type"] == "context_edit" {
+                let t = e["replacement"]["content"][0]["text"].as_str().unwrap();
+                assert!(t.starts_with("[context-guard] "));
+                assert!(js_len(t) < js_len(&output));
+            }
+        }
+        // The JSON forms, and state bytes cut or flipped.
+        let bytes = serde_json::to_vec(&input).unwrap();
+        let (_, state, _) = plan_json(&bytes).unwrap();
+        let ans = serde_json::to_vec(&answers).unwrap_or_default();
+        let _ = finish_json(&state, &ans);
+        let mut bad = state.clone();
+        for _ in 0..1 + rng.below(4) {
+            if !bad.is_empty() {
+                let i = rng.below(bad.len());
+                bad[i] = rng.next() as u8;
+            }
+        }
+        bad.truncate(rng.below(bad.len() + 1));
+        if let Ok(s) = read_state(&bad) {
+            let _ = finish(&s, &answers);
+        }
+        let _ = finish_json(&bad, &bad);
+        let _ = plan_json(&bad);
+    }
+}
+
+#[test]
+fn interpretation_never_panics_on_arbitrary_answers() {
+    let mut rng = Rng(0x5eed_0004);
+    let s = Settings::default();
+    for _ in 0..5000 {
+        let count = rng.below(50);
+        let first = rng.below(200);
+        let v = interpret(&outcome(&mut rng, count + first), first.max(1), count, &s);
+        assert_eq!(v.keep.len(), count);
+    }
+}
+
+#[test]
+fn recall_never_panics_and_stays_within_the_caps() {
+    let mut rng = Rng(0x5eed_0005);
+    let fragments = [
+        "a",
+        ".",
+        "*",
+        "+",
+        "?",
+        "(",
+        ")",
+        "[",
+        "]",
+        "^",
+        "$",
+        "\\",
+        "|",
+        "{2}",
+        "{1,3}",
+        "(?i)",
+        "(?=",
+        "(?<=",
+        "\\1",
+        "\\d",
+        "\\w",
+        "😀",
+        "日",
+        "[^]",
+        "(?<n>",
+        "\\k<n>",
+        "{99999}",
+        "x{0,1000}",
+    ];
+    for round in 0..1500 {
+        let body = text(&mut rng, if round % 50 == 0 { 2000 } else { 200 });
+        let pattern: String = (0..rng.below(8)).map(|_| rng.pick(&fragments)).collect();
+        let num = |rng: &mut Rng| match rng.below(6) {
+            0 => None,
+            1 => Some(f64::NAN),
+            2 => Some(-1.0),
+            3 => Some(rng.below(5) as f64 + 0.5),
+            _ => Some(rng.below(3000) as f64),
+        };
+        let req = RecallRequest {
+            entry_id: text(&mut rng, 3),
+            pattern: rng.chance(60).then_some(pattern),
+            offset: num(&mut rng),
+            limit: num(&mut rng),
+            message: match rng.below(10) {
+                0 => None,
+                1 => Some(Message::from_value(value(&mut rng, 0))),
+                _ => Some(Message::from_value(
+                    json!({"role": "toolResult", "content": [{"type": "text", "text": body}]}),
+                )),
+            },
+        };
+        let r = recall(&req);
+        if !r.is_error {
+            assert!(r.text.lines().count() <= 2000 + 3, "{} lines", r.text.lines().count());
+            assert!(js_len(&r.text) <= 50 * 1024 + 400, "{} chars", js_len(&r.text));
+        }
+        let _ = RecallRequest::from_value(value(&mut rng, 0));
+    }
+}
+
+#[test]
+fn settings_and_labels_never_panic() {
+    let mut rng = Rng(0x5eed_0006);
+    let keys = ["enabled", "model", "minResultChars", "chunkKeepThreshold", "excludeTools", "historyExchanges", "zz"];
+    for _ in 0..3000 {
+        let mut m = serde_json::Map::new();
+        for _ in 0..rng.below(6) {
+            m.insert(rng.pick(&keys).to_string(), value(&mut rng, 0));
+        }
+        let doc = Value::Object(m).to_string();
+        let cut = rng.below(doc.len() + 1);
+        let doc = if rng.chance(20) { doc.get(..cut).unwrap_or("").to_string() } else { doc };
+        let (s, _) = parse(&doc);
+        assert!((0.0..=1.0).contains(&s.chunk_keep_threshold));
+        assert!(s.history_exchanges <= 10);
+        let want = rng.chance(50);
+        if let Ok(t) = set_enabled(&doc, want) {
+            assert_eq!(parse(&t).0.enabled, want, "{t}");
+        }
+        let label = tool_label(&text(&mut rng, 3), &value(&mut rng, 0));
+        assert!(!label.contains('\n'));
+        let _ = image_chars(&text(&mut rng, 30));
+    }
+}

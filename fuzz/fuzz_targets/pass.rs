@@ -1,0 +1,54 @@
+//! The run-end pass with an arbitrary output and arbitrary classifier answers,
+//! and the JSON forms with arbitrary bytes (input, pass state, answers).
+#![no_main]
+
+use context_guard_core::decide::RequestOutcome;
+use context_guard_core::entry::{ContextEntry, Message};
+use context_guard_core::pass::{finish, finish_json, plan, plan_json, read_state, PassAnswers, PassInput};
+use context_guard_core::settings::Settings;
+use libfuzzer_sys::fuzz_target;
+use serde_json::{json, Value};
+
+fuzz_target!(|data: &[u8]| {
+    // Arbitrary bytes as each JSON form.
+    let _ = plan_json(data);
+    let _ = finish_json(data, data);
+    if let Ok(state) = read_state(data) {
+        let _ = finish(&state, &PassAnswers::default());
+    }
+
+    // A real pass: the first part is the output, the rest the answers.
+    let cut = data.iter().position(|&b| b == 0xff).unwrap_or(data.len());
+    let (output, answers) = data.split_at(cut);
+    let output = String::from_utf8_lossy(output);
+    let entry = |id: &str, v: Value| ContextEntry {
+        id: id.into(),
+        entry_type: "message".into(),
+        messages: vec![Message::from_value(v)],
+        raw: None,
+    };
+    let entries = vec![
+        entry("u", json!({"role": "user", "content": "q"})),
+        entry(
+            "a",
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "x"}}]}),
+        ),
+        entry(
+            "r",
+            json!({"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [{"type": "text", "text": output}]}),
+        ),
+        entry("z", json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]})),
+    ];
+    let settings = Settings { min_result_chars: 1, min_run_chars: 0, max_segment_chars: 1000, ..Settings::default() };
+    let p = plan(&PassInput { entries, settings });
+    let parsed: Value = serde_json::from_slice(answers.get(1..).unwrap_or(&[])).unwrap_or(Value::Null);
+    let outcomes = match parsed {
+        Value::Array(items) => items.into_iter().map(RequestOutcome::from_value).collect(),
+        v => p
+            .requests
+            .iter()
+            .map(|_| RequestOutcome::Answered { answers: v.clone(), input_tokens: 1.0, cost_usd: 0.0 })
+            .collect(),
+    };
+    let _ = finish(&p.pass, &PassAnswers { outcomes, timed_out: false, ms: 1.0 });
+});
