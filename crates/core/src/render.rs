@@ -263,6 +263,23 @@ mod tests {
     }
 
     #[test]
+    fn the_header_has_the_shape_of_the_guard_spec() {
+        // 9 kept lines of 1.2k characters out of 410 lines and 36.1k (guard.md §3's example).
+        let text =
+            format!("{}{}", format!("{}\n", "k".repeat(133)).repeat(9), format!("{}\n", "r".repeat(86)).repeat(401));
+        let kept = Chunk { start: 0, end: 9 * 134, first_line: 0, lines: 9, chars: 9 * 134, files: vec![] };
+        let rest = Chunk { start: 9 * 134, end: text.len(), first_line: 9, lines: 401, chars: 401 * 87, files: vec![] };
+        let chunks = [kept, rest];
+        let got = replacement(&distill(&text, &chunks, &[true, false], Numbering::Output)).unwrap();
+        assert_eq!(
+            got.lines().next().unwrap(),
+            "[context-guard] Distilled the output of bash `rg -n -i status`: kept 9 of 410 lines (1.2k of 36.1k chars); \
+             the rest was judged not needed for the answer. Full output: recall({\"entryId\":\"3f9c2a1b\"})."
+        );
+        assert_eq!(got.lines().last().unwrap(), "[… output lines 10-410 omitted]");
+    }
+
+    #[test]
     fn read_omissions_use_file_line_numbers() {
         let text: String = (0..200).map(|i| format!("{}\n", "r".repeat(40 + i % 3))).collect();
         let c = chunk(&text);
