@@ -11,6 +11,7 @@
 //! what serde_json writes (tested).
 
 use crate::decide::{ClassifierContext, ClassifierQuestion, LargeState, State};
+use crate::pass::{Draft, Outcome};
 
 /// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
 /// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
@@ -209,6 +210,68 @@ fn large_state(out: &mut String, s: &LargeState) {
     }
     co.end();
     o.end();
+}
+
+/// The JSON text of a pass's outcome, as serde_json would write it: the
+/// replacement texts (up to a megabyte) through [`push_str`], the record
+/// (small) through serde_json.
+pub fn outcome(o: &Outcome) -> Result<String, String> {
+    let record = |r| serde_json::to_string(r).map_err(|e| format!("pass record: {e}"));
+    let mut out = String::with_capacity(
+        o.entries
+            .iter()
+            .map(|d| match d {
+                Draft::ContextEdit { replacement, .. } => replacement.content.iter().map(|b| b.text.len() + 64).sum(),
+                Draft::Custom { .. } => 1024,
+            })
+            .sum::<usize>()
+            + 1024,
+    );
+    let mut obj = Obj::new(&mut out);
+    let list = obj.key("entries");
+    list.push('[');
+    for (i, d) in o.entries.iter().enumerate() {
+        if i > 0 {
+            list.push(',');
+        }
+        let mut e = Obj::new(list);
+        match d {
+            Draft::ContextEdit { target_id, replacement } => {
+                e.str("type", "context_edit");
+                e.str("targetId", target_id);
+                let mut r = Obj::new(e.key("replacement"));
+                let content = r.key("content");
+                content.push('[');
+                for (j, b) in replacement.content.iter().enumerate() {
+                    if j > 0 {
+                        content.push(',');
+                    }
+                    let mut bo = Obj::new(content);
+                    bo.str("type", b.kind);
+                    bo.str("text", &b.text);
+                    bo.end();
+                }
+                content.push(']');
+                r.end();
+            }
+            Draft::Custom { custom_type, data } => {
+                e.str("type", "custom");
+                e.str("customType", custom_type);
+                let text = record(data)?;
+                e.key("data").push_str(&text);
+            }
+        }
+        e.end();
+    }
+    list.push(']');
+    let text = match &o.record {
+        Some(r) => record(r)?,
+        None => "null".to_string(),
+    };
+    obj.key("record").push_str(&text);
+    obj.key("savedChars").push_str(&o.saved_chars.to_string());
+    obj.end();
+    Ok(out)
 }
 
 #[cfg(test)]

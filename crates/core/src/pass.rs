@@ -579,7 +579,7 @@ pub fn read_state(bytes: &[u8]) -> Result<PassState, String> {
 pub fn finish_json(pass: &[u8], answers: &[u8]) -> Result<String, String> {
     let pass = read_state(pass)?;
     let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
-    serde_json::to_string(&finish(&pass, &answers)).map_err(|e| format!("pass outcome: {e}"))
+    crate::json::outcome(&finish(&pass, &answers))
 }
 
 #[cfg(test)]
@@ -699,7 +699,10 @@ mod tests {
         assert_eq!(requests, serde_json::to_string(&p.requests).unwrap());
         assert_eq!(read_state(&state).unwrap(), p.pass);
         let answers = serde_json::to_vec(&answer_keeping(&p, "src/f3.ts:")).unwrap();
-        let out: Value = serde_json::from_str(&finish_json(&state, &answers).unwrap()).unwrap();
+        let text = finish_json(&state, &answers).unwrap();
+        let finished = finish(&p.pass, &answer_keeping(&p, "src/f3.ts:"));
+        assert_eq!(text, serde_json::to_string(&finished).unwrap(), "the fast writer writes what serde_json writes");
+        let out: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(out["entries"][0]["type"], "context_edit");
         // Cut or garbled state bytes never panic; the outputs keep.
         for cut in [0, 1, state.len() / 2, state.len() - 1] {
