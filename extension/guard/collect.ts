@@ -22,14 +22,34 @@ const IMAGE_HEAD_CHARS = 96 * 1024;
 /** The projection's entries for the core; `raw` only where an edit changed what the model sees. */
 export function coreEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
   return entries.map((entry) => {
-    const source = entry.sourceEntry;
-    const out: CoreEntry = { id: source.id, entryType: source.type, messages: entry.messages.map(trimImages) };
-    const raw = source.type === "message" ? source.message : undefined;
-    if (raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw))) {
-      out.raw = trimImages(raw);
-    }
+    const out: CoreEntry = { id: entry.sourceEntry.id, entryType: entry.sourceEntry.type, messages: entry.messages.map(trimImages) };
+    if (isEdited(entry)) out.raw = trimImages(entry.sourceEntry.message);
     return out;
   });
+}
+
+/**
+ * Only the message entries an edit changed (or omitted), with their raw message:
+ * all the savings read. Pi hands unedited messages through as the same objects,
+ * so this costs little on a long session.
+ */
+export function editedEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
+  const out: CoreEntry[] = [];
+  for (const entry of entries) {
+    if (!isEdited(entry)) continue;
+    out.push({
+      id: entry.sourceEntry.id,
+      entryType: entry.sourceEntry.type,
+      messages: entry.messages.map(trimImages),
+      raw: trimImages(entry.sourceEntry.message),
+    });
+  }
+  return out;
+}
+
+function isEdited(entry: ProjectedEntry): boolean {
+  const raw = entry.sourceEntry.type === "message" ? entry.sourceEntry.message : undefined;
+  return raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw));
 }
 
 function sameContent(a: unknown, b: unknown): boolean {

@@ -9,8 +9,8 @@
 
 /** What Pi's `classify` takes and gives, as far as the pass uses it. */
 export interface ClassifierContext {
-  state: Record<string, unknown>;
-  questions: Record<string, unknown>;
+  state: object;
+  questions: object;
 }
 export interface ClassifierResult {
   answers?: Record<string, unknown>;

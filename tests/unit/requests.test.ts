@@ -12,9 +12,9 @@ test("never more than `concurrency` requests in flight, and outcomes stay in ord
   const classify: Classify = async (context) => {
     inFlight++;
     most = Math.max(most, inFlight);
-    await new Promise((r) => setTimeout(r, 5 + Number(context.state.n) % 3));
+    await new Promise((r) => setTimeout(r, 5 + Number((context.state as { n: number }).n) % 3));
     inFlight--;
-    return { ...answer, answers: { n: context.state.n } };
+    return { ...answer, answers: { n: (context.state as { n: number }).n } };
   };
   const run = await runRequests(Array.from({ length: 20 }, (_, i) => request(i)), classify, { concurrency: 3, timeoutMs: 5_000 });
   assert.equal(most, 3);
@@ -42,7 +42,7 @@ test("errors, throws and late answers are outcomes, never exceptions", async () 
     async () => answer,
   ];
   const requests = behaviours.map((_, i) => request(i));
-  const run = await runRequests(requests, (ctx, o) => behaviours[Number(ctx.state.n)](ctx, o), { concurrency: 4, timeoutMs: 100 });
+  const run = await runRequests(requests, (ctx, o) => behaviours[Number((ctx.state as { n: number }).n)](ctx, o), { concurrency: 4, timeoutMs: 100 });
   assert.deepEqual(run.outcomes[0], { status: "error", message: "upstream 500" });
   assert.deepEqual(run.outcomes[1], { status: "error", message: "reset" });
   assert.deepEqual(run.outcomes[2], { status: "timeout" });

@@ -21,6 +21,8 @@ pub mod report;
 pub mod settings;
 pub mod size;
 pub mod span;
+pub mod stats;
+pub mod summary;
 pub mod text;
 
 /// The version of the core, as built.

@@ -1,0 +1,278 @@
+//! What the guard keeps out of the window, recomputed from the session (guard.md §9).
+//!
+//! For: the savings on the current branch right now (every output whose
+//! model-visible text is a guard note while the raw entry's is not), the
+//! lifetime total of every pass on the branch (the records' `savedChars`,
+//! which survive a compaction that drops the edits themselves), classifier
+//! usage, and the status-bar text built from them. Not for: deciding
+//! anything; nothing here is remembered between calls, so the figures follow
+//! `/tree`, reloads and compaction.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::entry::{ContextEntry, Message};
+use crate::read::Fields;
+use crate::render::MARK;
+use crate::size::blocks_chars;
+use crate::text::short_count;
+
+/// What the statistics read: the projected entries an edit changed (the
+/// extension leaves out the unchanged ones, which add nothing), and the
+/// branch reduced to its records and compactions, in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StatsInput {
+    pub edited: Vec<ContextEntry>,
+    pub marks: Vec<Mark>,
+}
+
+/// A branch entry the lifetime total reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mark {
+    /// A `context-guard` record (its `data`).
+    Record { saved_chars: f64, requests: f64, input_tokens: f64, cost_usd: f64, mid_run: bool },
+    /// A compaction.
+    Compaction,
+}
+
+/// The figures `/guard`, the status bar and `/context` show.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Stats {
+    /// Characters kept out of the context now (raw size − visible size).
+    pub saved_chars: usize,
+    /// Outputs (and, later, exchanges) that are kept out now.
+    pub items: usize,
+    /// `savedChars` of every record on the branch.
+    pub lifetime_chars: usize,
+    /// A compaction came after a record that saved something.
+    pub compacted: bool,
+    /// Run-end passes and mid-run checkpoints that asked the classifier.
+    pub runs: usize,
+    pub checkpoints: usize,
+    pub requests: usize,
+    pub input_tokens: f64,
+    pub cost_usd: f64,
+}
+
+/// The status-bar text in two parts: `saved` is shown in the theme's success
+/// colour, `rest` dimmed. `text` is both together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusText {
+    pub text: String,
+    pub saved: String,
+    pub rest: String,
+}
+
+/// The savings and usage on the branch.
+pub fn stats(input: &StatsInput) -> Stats {
+    let mut out = Stats::default();
+    for entry in &input.edited {
+        if let Some(saved) = saved_by_note(entry) {
+            out.saved_chars = out.saved_chars.saturating_add(saved);
+            out.items += 1;
+        }
+    }
+    let mut saved_before = false;
+    for mark in &input.marks {
+        match mark {
+            Mark::Record { saved_chars, requests, input_tokens, cost_usd, mid_run } => {
+                let saved = whole(*saved_chars);
+                out.lifetime_chars = out.lifetime_chars.saturating_add(saved);
+                saved_before |= saved > 0;
+                if *mid_run {
+                    out.checkpoints += 1;
+                } else {
+                    out.runs += 1;
+                }
+                out.requests = out.requests.saturating_add(whole(*requests));
+                out.input_tokens += finite(*input_tokens);
+                out.cost_usd += finite(*cost_usd);
+            }
+            Mark::Compaction => out.compacted |= saved_before,
+        }
+    }
+    out
+}
+
+/// What an edited tool result keeps out: raw size − visible size, when what
+/// the model sees is a guard note and the raw output is not one.
+fn saved_by_note(entry: &ContextEntry) -> Option<usize> {
+    let (Some(Message::ToolResult { content: raw, .. }), [Message::ToolResult { content: visible, .. }]) =
+        (&entry.raw, entry.messages.as_slice())
+    else {
+        return None;
+    };
+    let starts_with_mark = |blocks: &[crate::entry::Block]| {
+        blocks.iter().find_map(|b| match b {
+            crate::entry::Block::Text { text } => Some(text.starts_with(MARK)),
+            _ => None,
+        }) == Some(true)
+    };
+    if !starts_with_mark(visible) || starts_with_mark(raw) {
+        return None;
+    }
+    Some(blocks_chars(raw).saturating_sub(blocks_chars(visible)))
+}
+
+/// Seed 001's status texts for a guard that is on and ready: `🛡 0 saved`,
+/// `🛡 −4.2k · 1`, and after a compaction dropped earlier edits `🛡 0 · Σ−79k`
+/// or `🛡 −4.2k · 3 · Σ−83k` (Σ only when it is larger). Tokens are
+/// characters ÷ 4, Pi's estimate.
+pub fn status_text(stats: &Stats) -> StatusText {
+    let tokens = |chars: usize| status_count(chars.div_ceil(4));
+    let sigma = if stats.compacted && stats.lifetime_chars > stats.saved_chars {
+        format!(" · Σ−{}", tokens(stats.lifetime_chars))
+    } else {
+        String::new()
+    };
+    let (saved, rest) = if stats.items == 0 {
+        if sigma.is_empty() {
+            ("0 saved".to_string(), String::new())
+        } else {
+            ("0".to_string(), sigma)
+        }
+    } else {
+        (format!("−{}", tokens(stats.saved_chars)), format!(" · {}{sigma}", stats.items))
+    };
+    StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest }
+}
+
+/// Tokens as the status bar shows them: `950`, `4.2k`, and whole thousands
+/// from 10k on (`79k`), as in seed 001's examples.
+fn status_count(tokens: usize) -> String {
+    if (10_000..1_000_000).contains(&tokens) {
+        format!("{}k", (tokens + 500) / 1000)
+    } else {
+        short_count(tokens)
+    }
+}
+
+fn whole(n: f64) -> usize {
+    if n.is_finite() && n > 0.0 {
+        n.min(usize::MAX as f64) as usize
+    } else {
+        0
+    }
+}
+
+fn finite(n: f64) -> f64 {
+    if n.is_finite() && n > 0.0 {
+        n
+    } else {
+        0.0
+    }
+}
+
+impl Mark {
+    /// `{ kind: "record", data }` or `{ kind: "compaction" }`; anything else is `None`.
+    pub fn from_value(v: Value) -> Option<Mark> {
+        let mut f = Fields::of(v);
+        match f.string("kind").as_str() {
+            "compaction" => Some(Mark::Compaction),
+            "record" => {
+                let mut data = Fields::of(f.take("data"));
+                let mid_run = data.string("phase") == "mid-run";
+                Some(Mark::Record {
+                    saved_chars: data.number("savedChars").unwrap_or(0.0),
+                    requests: data.number("requests").unwrap_or(0.0),
+                    input_tokens: data.number("inputTokens").unwrap_or(0.0),
+                    cost_usd: data.number("costUsd").unwrap_or(0.0),
+                    mid_run,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl StatsInput {
+    pub fn from_value(v: Value) -> StatsInput {
+        let mut f = Fields::of(v);
+        StatsInput {
+            edited: f.list("edited", ContextEntry::from_value),
+            marks: f.list("marks", Mark::from_value).into_iter().flatten().collect(),
+        }
+    }
+}
+
+/// `{ stats, status }` as JSON text, from the JSON text of a `StatsInput`.
+pub fn stats_json(input: &str) -> Result<String, String> {
+    let value: Value = serde_json::from_str(input).map_err(|e| format!("stats input: {e}"))?;
+    let stats = stats(&StatsInput::from_value(value));
+    let status = status_text(&stats);
+    serde_json::to_string(&serde_json::json!({ "stats": stats, "status": status })).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn edited(raw: &str, visible: &str) -> ContextEntry {
+        ContextEntry::from_value(json!({
+            "id": "e1", "entryType": "message",
+            "messages": [{"role": "toolResult", "toolName": "bash", "content": [{"type": "text", "text": visible}]}],
+            "raw": {"role": "toolResult", "toolName": "bash", "content": [{"type": "text", "text": raw}]}
+        }))
+    }
+
+    fn record(saved: f64) -> Mark {
+        Mark::Record { saved_chars: saved, requests: 2.0, input_tokens: 100.0, cost_usd: 0.001, mid_run: false }
+    }
+
+    #[test]
+    fn counts_guard_notes_only() {
+        let input = StatsInput {
+            edited: vec![
+                edited(&"x".repeat(10_000), "[context-guard] Distilled … kept"),
+                // Another extension's edit: not ours.
+                edited(&"y".repeat(5_000), "shortened by someone else"),
+                // Already a note in the raw entry: nothing saved by us.
+                edited("[context-guard] raw note", "[context-guard] x"),
+            ],
+            marks: vec![record(9_968.0)],
+        };
+        let s = stats(&input);
+        assert_eq!(s.items, 1);
+        assert_eq!(s.saved_chars, 10_000 - "[context-guard] Distilled … kept".chars().count());
+        assert_eq!(s.lifetime_chars, 9_968);
+        assert_eq!((s.runs, s.requests), (1, 2));
+        assert!(!s.compacted);
+    }
+
+    #[test]
+    fn status_texts_follow_the_reference() {
+        let mut s = Stats::default();
+        assert_eq!(status_text(&s).text, "🛡 0 saved");
+        s.compacted = true;
+        s.lifetime_chars = 316_000;
+        assert_eq!(status_text(&s).text, "🛡 0 · Σ−79k");
+        s.items = 3;
+        s.saved_chars = 16_800;
+        let t = status_text(&s);
+        assert_eq!(t.text, "🛡 −4.2k · 3 · Σ−79k");
+        assert_eq!((t.saved.as_str(), t.rest.as_str()), ("🛡 −4.2k", " · 3 · Σ−79k"));
+        s.compacted = false;
+        assert_eq!(status_text(&s).text, "🛡 −4.2k · 3");
+    }
+
+    #[test]
+    fn compacted_only_after_a_record_that_saved() {
+        let s = stats(&StatsInput { edited: vec![], marks: vec![Mark::Compaction, record(0.0), record(400.0)] });
+        assert!(!s.compacted);
+        let s = stats(&StatsInput { edited: vec![], marks: vec![record(400.0), Mark::Compaction] });
+        assert!(s.compacted);
+    }
+
+    #[test]
+    fn odd_inputs_read_as_nothing() {
+        for text in
+            ["{}", "[]", "null", r#"{"edited": 3, "marks": [{"kind": "record", "data": {"savedChars": "9"}}, 7]}"#]
+        {
+            assert!(stats_json(text).is_ok(), "{text}");
+        }
+        assert!(stats_json("not json").is_err());
+    }
+}

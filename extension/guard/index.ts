@@ -1,0 +1,249 @@
+// The guard inside Pi: settings, the run-end pass, `recall`, `/guard`, and the
+// status bar. Every rule is the core's; this file reads Pi, calls the
+// classifier, appends what the core drafted, and reports.
+//
+// Nothing is remembered between passes: savings, usage and what was judged are
+// read back from the session branch (guard.md §1), so `/tree`, reloads and
+// compaction need no bookkeeping. A failure anywhere leaves the session as it
+// was and warns once; no exception reaches Pi.
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
+import { callCore, core, coreLoadMs } from "../core.ts";
+import type { GuardRecord, GuardSettings, PassOutcome } from "../guard-types.ts";
+import { disabledBy } from "../switches.ts";
+import { coreEntries, editedEntries, type ProjectedEntry } from "./collect.ts";
+import { findClassifier } from "./model.ts";
+import { type Classify, runRequests } from "./requests.ts";
+import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
+import { guardCore, type GuardStats, type StatsInput } from "./wasm.ts";
+
+const STATUS_KEY = "context-guard";
+const RECORD_TYPE = "context-guard";
+
+interface Loaded {
+  path: string;
+  settings: GuardSettings;
+  warnings: string[];
+}
+
+/** Reads and checks the settings file; a file that cannot be used gives the defaults and a warning. */
+function loadSettings(): Loaded {
+  const path = settingsPath();
+  const read = readSettingsText(path);
+  const parsed = callCore(() => guardCore.parseSettings(read.text ?? ""));
+  if (!parsed.ok) {
+    const fallback = callCore(() => guardCore.parseSettings(""));
+    if (!fallback.ok) throw new Error(`context-guard: the core cannot read settings: ${fallback.error}`);
+    return { path, settings: fallback.value.settings, warnings: [`${path}: ${parsed.error}; using the defaults`] };
+  }
+  const warnings = parsed.value.warnings.map((w) => `${path}: ${w}`);
+  if (read.error) warnings.unshift(`${read.error}; using the defaults`);
+  return { path, settings: parsed.value.settings, warnings };
+}
+
+/** The branch as the statistics read it. */
+function statsInput(ctx: ExtensionContext): { input: StatsInput; records: GuardRecord[] } {
+  const projection = ctx.sessionManager.buildSessionProjection() as unknown as { entries: ProjectedEntry[] };
+  const marks: StatsInput["marks"] = [];
+  const records: GuardRecord[] = [];
+  for (const entry of ctx.sessionManager.getBranch() as unknown as { type: string; customType?: string; data?: unknown }[]) {
+    if (entry.type === "custom" && entry.customType === RECORD_TYPE) {
+      marks.push({ kind: "record", data: entry.data });
+      records.push(entry.data as GuardRecord);
+    } else if (entry.type === "compaction") {
+      marks.push({ kind: "compaction" });
+    }
+  }
+  return { input: { edited: editedEntries(projection.entries), marks }, records };
+}
+
+export function registerGuard(pi: ExtensionAPI): void {
+  if (disabledBy(["guard", "context-guard"])) return;
+
+  let loaded: Loaded | undefined;
+  const warned = new Set<string>();
+  const warnOnce = (ctx: ExtensionContext, message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    try {
+      ctx.ui.notify(`context-guard: ${message}`, "warning");
+    } catch {
+      // No UI to warn in; the session stays as it was either way.
+    }
+  };
+  const settingsOf = (ctx: ExtensionContext): Loaded => {
+    if (!loaded) {
+      loaded = loadSettings();
+      for (const w of loaded.warnings) warnOnce(ctx, w);
+    }
+    return loaded;
+  };
+
+  const setStatus = (ctx: ExtensionContext, saved: string, rest = "") => {
+    const theme = ctx.ui.theme;
+    ctx.ui.setStatus(STATUS_KEY, theme.fg("success", saved) + (rest ? theme.fg("dim", rest) : ""));
+  };
+
+  /** The status-bar text, recomputed from the session (seed 001's texts). */
+  const refreshStatus = (ctx: ExtensionContext): GuardStats | undefined => {
+    try {
+      const { settings } = settingsOf(ctx);
+      if (!settings.enabled) {
+        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("dim", "🛡 guard off"));
+        return undefined;
+      }
+      const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+      if (!lookup.ok) {
+        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
+        return undefined;
+      }
+      const figures = callCore(() => guardCore.stats(statsInput(ctx).input));
+      if (!figures.ok) {
+        warnOnce(ctx, `cannot compute the savings: ${figures.error}`);
+        return undefined;
+      }
+      setStatus(ctx, figures.value.status.saved, figures.value.status.rest);
+      return figures.value.stats;
+    } catch (error) {
+      warnOnce(ctx, `status failed: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+
+  pi.on("session_start", (_event, ctx) => {
+    loaded = undefined;
+    refreshStatus(ctx);
+  });
+  pi.on("agent_settled", (_event, ctx) => void refreshStatus(ctx));
+  pi.on("session_tree", (_event, ctx) => void refreshStatus(ctx));
+  pi.on("session_compact", (_event, ctx) => void refreshStatus(ctx));
+
+  // The run-end pass (guard.md §1, §3, §5): plan in the core, ask the classifier,
+  // finish in the core, append the drafts after whatever earlier handlers proposed.
+  pi.on("agent_before_settle", async (event, ctx) => {
+    try {
+      if (event.outcome !== "completed") return undefined;
+      const { settings } = settingsOf(ctx);
+      if (!settings.enabled) return undefined;
+      const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+      if (!lookup.ok) {
+        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
+        return undefined;
+      }
+      const entries = coreEntries(event.context.contextEntries as unknown as ProjectedEntry[]);
+      const planned = callCore(() => guardCore.planPass({ entries, settings }));
+      if (!planned.ok) {
+        warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
+        return undefined;
+      }
+      if (planned.value.requests.length === 0) return undefined;
+
+      setStatus(ctx, "🛡 distilling…");
+      const classify: Classify = (context, options) =>
+        ctx.modelRegistry.classify(lookup.model as never, context as never, options) as ReturnType<Classify>;
+      const run = await runRequests(planned.value.requests, classify, {
+        concurrency: settings.concurrency,
+        timeoutMs: settings.timeoutMs,
+        signal: ctx.signal,
+      });
+      const outcome = callCore<PassOutcome>(() => guardCore.finishPass(planned.value.state, run));
+      if (!outcome.ok) {
+        warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
+        return undefined;
+      }
+      if (outcome.value.entries.length === 0) return undefined;
+      return { entries: [...event.entries, ...outcome.value.entries] as typeof event.entries };
+    } catch (error) {
+      warnOnce(ctx, `the pass failed, nothing was changed: ${(error as Error).message}`);
+      return undefined;
+    }
+  });
+
+  // recall: the raw entry, read back from the session (context_edit never changes it).
+  const info = callCore(() => guardCore.recallToolInfo());
+  if (info.ok) {
+    pi.registerTool({
+      name: "recall",
+      label: "Recall",
+      description: info.value.description,
+      parameters: Type.Object({
+        entryId: Type.String({ description: info.value.entryId }),
+        pattern: Type.Optional(Type.String({ description: info.value.pattern })),
+        offset: Type.Optional(Type.Integer({ description: info.value.offset })),
+        limit: Type.Optional(Type.Integer({ description: info.value.limit })),
+      }),
+      async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+        const entry = ctx.sessionManager.getEntry(params.entryId) as { type?: string; message?: { content?: unknown } } | undefined;
+        const message = entry?.type === "message" ? entry.message : undefined;
+        const reply = callCore(() => guardCore.recall({ ...params, message }));
+        if (!reply.ok) throw new Error(`recall failed: ${reply.error}`);
+        if (reply.value.isError) throw new Error(reply.value.text);
+        const blocks = Array.isArray(message?.content) ? (message.content as { type: string }[]) : [];
+        const images = reply.value.images.map((i) => blocks[i]).filter((b) => b?.type === "image");
+        return {
+          content: [{ type: "text" as const, text: reply.value.text }, ...(images as never[])],
+          details: { entryId: params.entryId, images: images.length },
+        };
+      },
+    });
+  }
+
+  pi.registerCommand("guard", {
+    description: "context-guard: status, on, off, reload",
+    getArgumentCompletions: (prefix: string) =>
+      ["status", "on", "off", "reload"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
+    handler: async (args: string, ctx: ExtensionCommandContext) => {
+      try {
+        const word = args.trim().toLowerCase();
+        if (word === "on" || word === "off") {
+          const { path } = settingsOf(ctx);
+          const current = readSettingsText(path);
+          if (current.error) return ctx.ui.notify(`context-guard: ${current.error}; nothing changed`, "error");
+          const next = callCore(() => guardCore.setEnabled(current.text ?? "{}", word === "on"));
+          if (!next.ok) return ctx.ui.notify(`context-guard: ${path} is not a JSON object (${next.error}); nothing changed`, "error");
+          const failed = writeSettingsText(path, next.value);
+          if (failed) return ctx.ui.notify(`context-guard: ${failed}`, "error");
+          loaded = undefined;
+          refreshStatus(ctx);
+          return ctx.ui.notify(`context-guard: ${word === "on" ? "on" : "off"} (saved to ${path})`, "info");
+        }
+        if (word === "reload") {
+          loaded = undefined;
+          warned.clear();
+          const fresh = settingsOf(ctx);
+          refreshStatus(ctx);
+          return ctx.ui.notify(
+            fresh.warnings.length ? `context-guard: settings reloaded with ${fresh.warnings.length} warning(s)` : `context-guard: settings reloaded from ${fresh.path}`,
+            fresh.warnings.length ? "warning" : "info",
+          );
+        }
+        if (word !== "" && word !== "status") {
+          return ctx.ui.notify(`context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off or /guard reload`, "warning");
+        }
+        const { settings, path, warnings } = settingsOf(ctx);
+        refreshStatus(ctx);
+        const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+        const { records, input } = statsInput(ctx);
+        const figures = callCore(() => guardCore.stats(input));
+        const text = callCore(() =>
+          guardCore.summary({
+            enabled: settings.enabled,
+            model: settings.model,
+            modelProblem: lookup.ok ? undefined : lookup.status,
+            settingsPath: path,
+            warnings,
+            midRun: settings.midRun,
+            pruneExchanges: settings.pruneExchanges,
+            stats: figures.ok ? figures.value.stats : ({} as GuardStats),
+            records,
+            coreVersion: core.version(),
+            coreLoadMs,
+          }),
+        );
+        ctx.ui.notify(text.ok ? text.value : `context-guard: ${text.error}`, text.ok ? "info" : "error");
+      } catch (error) {
+        ctx.ui.notify(`context-guard: /guard failed: ${(error as Error).message}`, "error");
+      }
+    },
+  });
+}
