@@ -33,6 +33,17 @@ export function buildReport(inputs: string): string;
 export function finishPass(state: Uint8Array | number[], answers: Uint8Array | number[]): string;
 
 /**
+ * `{ stats, status }`: the savings, lifetime total and usage on the branch,
+ * and the status-bar text, from the JSON text of a `StatsInput`.
+ */
+export function guardStats(input: string): string;
+
+/**
+ * The `/guard` report, from the JSON text of a `SummaryInput`.
+ */
+export function guardSummary(input: string): string;
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  */
 export function parseSettings(json: string): string;
@@ -96,6 +107,8 @@ export interface InitOutput {
     readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
     readonly buildReport: (a: number, b: number) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+    readonly guardStats: (a: number, b: number) => [number, number, number, number];
+    readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly planPass: (a: number, b: number) => [number, number, number];
     readonly recall: (a: number, b: number) => [number, number, number, number];
