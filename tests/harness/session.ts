@@ -13,11 +13,14 @@ import { agent, ai, type Loose, piVersion, repoRoot } from "./pi.ts";
 
 /** A tool call the scripted model makes. */
 export type Call = { tool: string; args: Record<string, unknown>; id?: string };
+/** A turn with text before its tool calls (the text is a note of the run). */
+export type Said = { say: string; calls: Call[] };
 /**
- * One scripted model turn: a text answer, one or more tool calls, or a function
- * of the request that returns one of those (or a whole faux assistant message).
+ * One scripted model turn: a text answer, one or more tool calls, text with
+ * calls, or a function of the request that returns one of those (or a whole
+ * faux assistant message).
  */
-export type Step = string | Call | Call[] | ((request: ProviderRequest) => string | Call | Call[] | Loose);
+export type Step = string | Call | Call[] | Said | ((request: ProviderRequest) => string | Call | Call[] | Said | Loose);
 
 /** What one request to the main model carried. */
 export interface ProviderRequest {
@@ -123,11 +126,10 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
     if (step === undefined) return ai.fauxAssistantMessage("(faux) done");
     if (typeof step === "string") return ai.fauxAssistantMessage(step);
     if (step.role === "assistant") return step;
-    const calls = (Array.isArray(step) ? step : [step]) as Call[];
-    return ai.fauxAssistantMessage(
-      calls.map((c) => ai.fauxToolCall(c.tool, c.args, { id: c.id ?? `call_${++callCount}` })),
-      { stopReason: "toolUse" },
-    );
+    const said = "say" in step ? (step as Said) : undefined;
+    const calls = (said ? said.calls : Array.isArray(step) ? step : [step]) as Call[];
+    const blocks = calls.map((c) => ai.fauxToolCall(c.tool, c.args, { id: c.id ?? `call_${++callCount}` }));
+    return ai.fauxAssistantMessage(said ? [ai.fauxText(said.say), ...blocks] : blocks, { stopReason: "toolUse" });
   };
   const faux = ai.fauxProvider({
     provider: "faux",
