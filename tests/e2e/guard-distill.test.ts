@@ -10,7 +10,8 @@ import { chunksSeen, expectedNote } from "../harness/expected.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
 import { entriesOf, textOf, toolResultEntry, toolResults } from "../harness/inspect.ts";
 import { piVersion } from "../harness/pi.ts";
-import { type Loose, startSession } from "../harness/session.ts";
+import type { Loose } from "../harness/pi.ts";
+import { startSession } from "../harness/session.ts";
 
 /** Keeps the chunks that contain `needle` (the oracle asks the same of each chunk). */
 function keeping(needle: RegExp) {

@@ -40,7 +40,7 @@ test(`Pi ${piVersion}: every distilled output of a run is recalled byte for byte
       (request) => {
         const ids = request.messages.filter((m: Loose) => m.role === "toolResult").map((m: Loose) => RECALL.exec(textOf(m))?.[1]);
         assert.deepEqual([...ids].sort(), [...noted].sort());
-        return ids.map((entryId: string, i: number): Call => ({ tool: "recall", args: { entryId }, id: `rc${i}` }));
+        return ids.map((entryId: string | undefined, i: number): Call => ({ tool: "recall", args: { entryId: entryId ?? "" }, id: `rc${i}` }));
       },
       "Here is everything again.",
     );
