@@ -21,10 +21,18 @@ export class PlannedPass {
 
 /**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
- * one read of Pi: `ContextInputs` as JSON text in, `ContextReport` as JSON
- * text out (see `report::build_json` for why text).
+ * one read of Pi (see `report::build_json`):
+ *
+ * - `inputs`: `ContextInputs` as JSON text, without the per-message columns;
+ * - `tokens`, `kind`: Pi's count and the kind of each message, from a
+ *   `Float64Array` and a `Uint32Array` (wasm-bindgen copies the memory);
+ * - `describe(index)`: the JSON text of message `index`'s `MessageText`,
+ *   called only for the messages the report lists. A throw, a non-string or
+ *   bad JSON gives that message no descriptor, not a failed report.
+ *
+ * Returns `ContextReport` as JSON text.
  */
-export function buildReport(inputs: string): string;
+export function buildReport(inputs: string, tokens: Float64Array | number[], kind: Uint32Array | number[], describe: (index: number) => string): string;
 
 /**
  * Step two: the JSON text of `Outcome` from the state `planPass` gave and
@@ -105,7 +113,7 @@ export interface InitOutput {
     readonly __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
     readonly __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) => void;
     readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
-    readonly buildReport: (a: number, b: number) => [number, number, number, number];
+    readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly guardStats: (a: number, b: number) => [number, number, number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
@@ -118,10 +126,12 @@ export interface InitOutput {
     readonly shortCount: (a: number) => [number, number];
     readonly toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
     readonly version: () => [number, number];
-    readonly __wbindgen_externrefs: WebAssembly.Table;
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;
+    readonly __wbindgen_exn_store: (a: number) => void;
+    readonly __externref_table_alloc: () => number;
+    readonly __wbindgen_externrefs: WebAssembly.Table;
     readonly __externref_table_dealloc: (a: number) => void;
     readonly __wbindgen_start: () => void;
 }

@@ -21,19 +21,30 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 /** The event each freshly built report is emitted on (`pi.events`), for other extensions. */
 export const REPORT_EVENT = "context:report";
 
+/**
+ * What `context:report` carries: the report, and each projected message's count
+ * exactly as the core read it (Pi's `estimateTokens`, in projection order). The
+ * counts stay on this side of the boundary rather than being echoed back by the
+ * core, which only needs to return what it computed.
+ */
+export type ReportEvent = ContextReport & { counts: number[] };
+
 /** Reads Pi once, builds the report in the core, and emits it on `pi.events`. */
 export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFrom?: number): CoreResult<ContextReport> {
   let result: CoreResult<ContextReport>;
+  let counts: Float64Array;
   try {
     const inputs = collect(pi, ctx);
     if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
+    counts = inputs.messages.tokens;
     result = callCore(() => core.buildReport(inputs));
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }
   if (result.ok) {
     try {
-      pi.events.emit(REPORT_EVENT, result.value);
+      const event: ReportEvent = { ...result.value, counts: Array.from(counts) };
+      pi.events.emit(REPORT_EVENT, event);
     } catch {
       // A listener's failure is not the report's.
     }

@@ -8,7 +8,7 @@ export interface ContextInputs {
   systemPrompt: string;
   tools: ToolDigest[];
   compaction: { settings?: unknown; defaults: { enabled: boolean; reserveTokens: number } };
-  messages: MessageDigest[];
+  messages: Messages;
   history: { count: number; latest?: { tokensBefore: number; summary: string }; kept: number[] };
   /** Pi's `tokensBefore` of a compaction that just finished. */
   compactedFrom?: number;
@@ -21,15 +21,41 @@ export interface ToolDigest {
   parameters: string;
 }
 
-/** One projected message: Pi's token count and a few short strings, never its whole content. */
-export interface MessageDigest {
+/**
+ * The projected messages, in projection order, as columns (`Messages` in Rust):
+ * one count and one kind per message, no object or string per message. The
+ * typed arrays cross into wasm as a copy of memory; `kinds` and `systems`
+ * travel in the JSON text.
+ */
+export interface Messages {
+  /** Pi's `estimateTokens` per message (0 for a message it cannot count). */
+  tokens: Float64Array;
+  /** Each message's kind: an index into `kinds`. */
+  kind: Uint32Array;
+  /** The distinct kinds. */
+  kinds: Kind[];
+  /** The system messages' prompt parts, in order. */
+  systems: SystemDigest[];
+  /** The short texts of message `index`; the core asks only for the messages it lists. */
+  describe: (index: number) => MessageText;
+}
+
+/** A message's role and, for an injected message, its type. */
+export interface Kind {
   role: string;
-  tokens: number;
   customType?: string;
+}
+
+export interface SystemDigest {
+  content: string;
+  sections: Record<string, string | null>;
+}
+
+/** The short texts a descriptor is made from. */
+export interface MessageText {
   toolName?: string;
   command?: string;
   text?: string;
-  system?: { content: string; sections: Record<string, string | null> };
 }
 
 export type Hue = "hue1" | "hue2" | "hue3" | "hue4" | "hue5" | "meta" | "faint";
@@ -97,8 +123,6 @@ export interface ContextReport {
   };
   history: { count: number; latest?: { tokensBefore: number; tokensAfter: number; summaryTokens: number } };
   largest: Largest[];
-  /** Each projected message's count as the report used it, in projection order. */
-  counts: number[];
   compacted?: { before: number; after: number; afterIsEstimate: boolean; line: string };
   sentences: { headline: string; threshold: string; composition: string; drift: string; history: string };
   /** The plain-text report, for every mode but the TUI. */

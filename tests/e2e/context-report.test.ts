@@ -11,7 +11,11 @@ import { CONTROL, PNG, recorder } from "./context-helpers.ts";
 const sum = (ms: Loose[]) => ms.reduce((s, m) => s + agent.estimateTokens(m), 0);
 const row = (report: Loose, id: string) => report.rows.find((r: Loose) => r.id === id);
 
-/** Each projected message's count in the report is Pi's estimateTokens for it. */
+/**
+ * Each projected message's count, as the extension handed it to the core and the report event carries
+ * it, is Pi's estimateTokens for that message; the rows (sums by role) and the largest list checked
+ * below are the core's use of those counts.
+ */
 function assertCountsArePis(report: Loose, messages: Loose[]) {
   assert.equal(report.counts.length, messages.length);
   messages.forEach((m, i) => assert.equal(report.counts[i], agent.estimateTokens(m), `message ${i} (${m.role})`));
@@ -74,7 +78,8 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
       before.rows.filter((r: Loose) => r.depth === 1).map((r: Loose) => r.label),
       ["plan-notes", "review"],
     );
-    for (const label of ["System prompt", "Tool definitions (4)", "User (2)", "Assistant (4)", "Tool results (2)", "Injected context (2)", "Shell output (1)"]) {
+    const tools = pi.session.getActiveToolNames().length;
+    for (const label of ["System prompt", `Tool definitions (${tools})`, "User (2)", "Assistant (4)", "Tool results (2)", "Injected context (2)", "Shell output (1)"]) {
       assert.ok(text.includes(`\n  ${label} `), `${label} in:\n${text}`);
     }
     // The five largest, biggest first, each with Pi's count and its descriptor.

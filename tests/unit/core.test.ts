@@ -8,10 +8,37 @@ test("the core loads synchronously and reports its version", () => {
   assert.ok(coreLoadMs > 0 && coreLoadMs < 5_000);
 });
 
+const none = () => ({});
+
 test("a bad input to the core becomes an error value, not an exception", () => {
-  const result = callCore(() => core.buildReport({ messages: [{ role: 42 }] } as never));
+  const messages = { tokens: new Float64Array(1), kind: new Uint32Array(1), kinds: [{ role: 42 }], systems: [], describe: none };
+  const result = callCore(() => core.buildReport({ messages } as never));
   assert.equal(result.ok, false);
-  assert.match(result.ok ? "" : result.error, /context inputs/);
+  assert.match(result.ok ? "" : result.error, /context inputs: invalid type/);
+  const unknownKind = { ...messages, kinds: [], kind: new Uint32Array([3]) };
+  const unknown = callCore(() => core.buildReport({ messages: unknownKind } as never));
+  assert.equal(unknown.ok ? "" : unknown.error, "context inputs: message 0 has kind 3, but there are 0 kinds");
+  const missing = callCore(() => core.buildReport({} as never));
+  assert.equal(missing.ok, false);
+});
+
+test("a describe that throws or answers nonsense costs the descriptor, not the report", () => {
+  for (const describe of [
+    () => {
+      throw new Error("boom");
+    },
+    () => "not json",
+    () => 42,
+    undefined,
+  ]) {
+    const messages = { tokens: new Float64Array([5]), kind: new Uint32Array([0]), kinds: [{ role: "user" }], systems: [], describe };
+    const result = callCore(() => core.buildReport({ messages } as never));
+    assert.ok(result.ok, result.ok ? "" : result.error);
+    assert.deepEqual(
+      result.value.largest.map((l) => [l.index, l.tokens, l.descriptor]),
+      [[0, 5, ""]],
+    );
+  }
 });
 
 test("the report round-trips through wasm", () => {
@@ -21,10 +48,13 @@ test("the report round-trips through wasm", () => {
       systemPrompt: "p".repeat(400),
       tools: [],
       compaction: { defaults: { enabled: true, reserveTokens: 2000 } },
-      messages: [
-        { role: "user", tokens: 3.4, text: "hello" },
-        { role: "user", tokens: Number.NaN },
-      ],
+      messages: {
+        tokens: new Float64Array([3.4, Number.NaN]),
+        kind: new Uint32Array([0, 0]),
+        kinds: [{ role: "user" }],
+        systems: [],
+        describe: (i) => (i === 0 ? { text: "hello" } : {}),
+      },
       history: { count: 0, kept: [] },
     }),
   );
@@ -44,6 +74,13 @@ test("the report round-trips through wasm", () => {
   assert.equal(report.estimate, 103);
   assert.equal(report.drift.difference, 897);
   assert.match(report.text, /^Context: 1\.0k \/ 10\.0k tokens \(10\.0%\), 9\.0k free/);
+  assert.deepEqual(
+    report.largest.map((l) => [l.index, l.tokens, l.descriptor]),
+    [
+      [0, 3, "hello"],
+      [1, 0, ""],
+    ],
+  );
 });
 
 test("sanitizeLine leaves no terminal control in a line", () => {

@@ -2,7 +2,7 @@
 // for the benchmark: the same inputs and outputs as the Rust core
 // (crates/core/src/report/), so the two can be timed against each other in one
 // process and checked to agree. Not used by the extension.
-import type { ContextInputs, ContextReport, Hue, Largest, Row } from "../../../extension/context/types.ts";
+import type { ContextInputs, ContextReport, Hue, Kind, Largest, Row } from "../../../extension/context/types.ts";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const whole = (t: number) => (Number.isFinite(t) && t > 0 ? Math.min(Math.round(t), MAX_SAFE) : 0);
@@ -77,12 +77,13 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   let sawSystem = false;
   const contents: string[] = [];
   const sections = new Map<string, string>();
-  for (const m of inputs.messages) {
-    const t = whole(m.tokens);
+  const { tokens: counts, kind, kinds } = inputs.messages;
+  const kindOf = (i: number): Kind => kinds[kind[i]] ?? { role: "" };
+  for (let i = 0; i < counts.length; i++) {
+    const m = kindOf(i);
+    const t = whole(counts[i]);
     if (m.role === "system") {
       sawSystem = true;
-      if (m.system?.content) contents.push(m.system.content);
-      for (const [k, v] of Object.entries(m.system?.sections ?? {})) v === null ? sections.delete(k) : sections.set(k, v);
       continue;
     }
     const id = BUCKETS[m.role] ?? `role:${m.role}`;
@@ -98,6 +99,11 @@ export function buildReport(inputs: ContextInputs): ContextReport {
         type.count += 1;
       } else types.push({ name, tokens: t, count: 1 });
     }
+  }
+  for (const system of inputs.messages.systems) {
+    sawSystem = true;
+    if (system.content) contents.push(system.content);
+    for (const [k, v] of Object.entries(system.sections)) v === null ? sections.delete(k) : sections.set(k, v);
   }
   if (sawSystem) {
     for (const c of contents) systemChars += c.length;
@@ -145,12 +151,12 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   }
 
   // Largest.
-  const ranked = inputs.messages
-    .map((m, index) => ({ m, index, tokens: whole(m.tokens) }))
+  const ranked = Array.from(counts, (t, index) => ({ m: kindOf(index), index, tokens: whole(t) }))
     .filter((x) => x.m.role !== "system")
     .sort((a, b) => b.tokens - a.tokens || a.index - b.index)
     .slice(0, 5);
-  const describe = (m: (typeof inputs.messages)[number]) => {
+  const describe = (k: Kind, index: number) => {
+    const m = { ...k, ...inputs.messages.describe(index) };
     const text = m.text ? sanitize(m.text, 40) || undefined : undefined;
     const named = (s?: string) => (s ? sanitize(s, 40) || undefined : undefined);
     let found: string | undefined;
@@ -163,13 +169,13 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const largest: Largest[] = ranked.map(({ m, index, tokens }) => {
     const bucket = BUCKETS[m.role] ?? "other";
     const share = pct(tokens, estimate);
-    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), hue: hueOf(bucket, 0), descriptor: describe(m), tokensText: count(tokens), percentText: pctText(share) };
+    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), hue: hueOf(bucket, 0), descriptor: describe(m, index), tokensText: count(tokens), percentText: pctText(share) };
   });
 
   // Drift, history, gauge.
   const difference = tokens === undefined ? undefined : tokens - estimate;
   const note =
-    difference === undefined ? "unknown" : difference === 0 ? "none" : difference > 0 ? "unattributed" : inputs.messages.some((m) => m.role === "assistant") ? "estimateAbove" : "hostCountsMessagesOnly";
+    difference === undefined ? "unknown" : difference === 0 ? "none" : difference > 0 ? "unattributed" : kind.some((k) => kinds[k]?.role === "assistant") ? "estimateAbove" : "hostCountsMessagesOnly";
   const used = tokens ?? estimate;
   const verdict =
     window === undefined || tokens === undefined ? "unknown" : at !== undefined && enabled ? (used > at ? "over" : used >= at * 0.8 ? "near" : "ok") : used >= window ? "over" : used >= window * 0.8 ? "near" : "ok";
@@ -183,7 +189,6 @@ export function buildReport(inputs: ContextInputs): ContextReport {
     drift: { host: tokens, estimate, difference, note },
     history: { count: inputs.history.count, latest: undefined },
     largest,
-    counts: inputs.messages.map((m) => whole(m.tokens)),
     compacted: undefined,
     sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, drift: "", history: "" },
     text: "",

@@ -6,7 +6,7 @@
 
 use super::gauge::{cells, hue_of, ROW_CELLS};
 use super::text::{count, percent_text, row_label};
-use super::{add, chars_to_tokens, percent, whole_tokens, ContextInputs, Hue};
+use super::{add, chars_to_tokens, percent, whole_tokens, ContextInputs, Hue, Kind, Messages, NO_KIND};
 use crate::text::{js_len, sanitize_line};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -55,6 +55,33 @@ impl Bucket {
         self.tokens = add(self.tokens, tokens);
         self.count = self.count.saturating_add(1);
     }
+
+    fn merge(&mut self, other: &Bucket) {
+        self.tokens = add(self.tokens, other.tokens);
+        self.count = self.count.saturating_add(other.count);
+    }
+}
+
+/// The messages summed by kind, kinds in the order of their first message.
+/// One pass over the counts; everything after it works on a handful of kinds.
+fn by_kind(messages: &Messages) -> Vec<(&Kind, Bucket)> {
+    // One slot per kind, and one more for a message whose kind is missing.
+    let missing = messages.kinds.len();
+    let mut slots: Vec<Bucket> = (0..=missing).map(|_| Bucket::default()).collect();
+    let mut order: Vec<usize> = Vec::new();
+    for (i, &t) in messages.tokens.iter().enumerate() {
+        let k = messages.kind.get(i).map_or(missing, |&k| (k as usize).min(missing));
+        if let Some(slot) = slots.get_mut(k) {
+            if slot.count == 0 {
+                order.push(k);
+            }
+            slot.push(whole_tokens(t));
+        }
+    }
+    order
+        .into_iter()
+        .map(|k| (messages.kinds.get(k).unwrap_or(&NO_KIND), slots.get_mut(k).map(std::mem::take).unwrap_or_default()))
+        .collect()
 }
 
 /// The bucket id of a message role (`None` for `system`, counted apart).
@@ -77,10 +104,10 @@ pub fn bucket_of(role: &str) -> Option<&'static str> {
 pub fn system_prompt_tokens(inputs: &ContextInputs) -> u64 {
     let mut contents: Vec<&str> = Vec::new();
     let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut any = false;
-    for m in inputs.messages.iter().filter(|m| m.role == "system") {
-        any = true;
-        let Some(system) = &m.system else { continue };
+    if !inputs.messages.has_role("system") && inputs.messages.systems.is_empty() {
+        return chars_to_tokens(js_len(&inputs.system_prompt));
+    }
+    for system in &inputs.messages.systems {
         if !system.content.is_empty() {
             contents.push(&system.content);
         }
@@ -90,9 +117,6 @@ pub fn system_prompt_tokens(inputs: &ContextInputs) -> u64 {
                 None => sections.remove(name.as_str()),
             };
         }
-    }
-    if !any {
-        return chars_to_tokens(js_len(&inputs.system_prompt));
     }
     // Pi joins the replayed contents with a blank line.
     let joins = contents.len().saturating_sub(1) * 2;
@@ -132,16 +156,15 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
     // Types and unknown roles keep their order of first appearance for ties.
     let mut types: Vec<(String, Bucket)> = Vec::new();
     let mut others: Vec<(String, Bucket)> = Vec::new();
-    for m in &inputs.messages {
-        let tokens = whole_tokens(m.tokens);
-        match bucket_of(&m.role) {
+    for (kind, bucket) in by_kind(&inputs.messages) {
+        match bucket_of(&kind.role) {
             None => {}
-            Some("") => push_named(&mut others, &m.role, tokens),
+            Some("") => merge_named(&mut others, &kind.role, &bucket),
             Some("custom") => {
-                by_bucket.entry("custom").or_default().push(tokens);
-                push_named(&mut types, m.custom_type.as_deref().unwrap_or(""), tokens);
+                by_bucket.entry("custom").or_default().merge(&bucket);
+                merge_named(&mut types, kind.custom_type.as_deref().unwrap_or(""), &bucket);
             }
-            Some(id) => by_bucket.entry(id).or_default().push(tokens),
+            Some(id) => by_bucket.entry(id).or_default().merge(&bucket),
         }
     }
 
@@ -201,12 +224,12 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
     (out, estimate)
 }
 
-fn push_named(list: &mut Vec<(String, Bucket)>, name: &str, tokens: u64) {
+fn merge_named(list: &mut Vec<(String, Bucket)>, name: &str, bucket: &Bucket) {
     match list.iter_mut().find(|(n, _)| n == name) {
-        Some((_, b)) => b.push(tokens),
+        Some((_, b)) => b.merge(bucket),
         None => {
             let mut b = Bucket::default();
-            b.push(tokens);
+            b.merge(bucket);
             list.push((name.to_string(), b));
         }
     }
@@ -214,15 +237,15 @@ fn push_named(list: &mut Vec<(String, Bucket)>, name: &str, tokens: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{MessageDigest, SystemDigest, ToolDigest};
+    use super::super::{SystemDigest, ToolDigest};
     use super::*;
 
-    fn msg(role: &str, tokens: f64) -> MessageDigest {
-        MessageDigest { role: role.into(), tokens, ..Default::default() }
-    }
-
-    fn custom(kind: &str, tokens: f64) -> MessageDigest {
-        MessageDigest { custom_type: Some(kind.into()), ..msg("custom", tokens) }
+    fn of(list: &[(&str, f64)]) -> Messages {
+        let mut messages = Messages::default();
+        for &(role, tokens) in list {
+            messages.push(role, None, tokens);
+        }
+        messages
     }
 
     fn find<'a>(rows: &'a [Row], id: &str) -> &'a Row {
@@ -234,16 +257,16 @@ mod tests {
         let inputs = ContextInputs {
             system_prompt: "x".repeat(400),
             tools: vec![ToolDigest { name: "bash".into(), description: "d".repeat(36), parameters: "{}".into() }],
-            messages: vec![
-                msg("user", 10.0),
-                msg("assistant", 20.0),
-                msg("toolResult", 30.0),
-                msg("user", 5.0),
-                msg("bashExecution", 7.0),
-                msg("compactionSummary", 8.0),
-                msg("branchSummary", 2.0),
-                msg("futureRole", 3.0),
-            ],
+            messages: of(&[
+                ("user", 10.0),
+                ("assistant", 20.0),
+                ("toolResult", 30.0),
+                ("user", 5.0),
+                ("bashExecution", 7.0),
+                ("compactionSummary", 8.0),
+                ("branchSummary", 2.0),
+                ("futureRole", 3.0),
+            ]),
             ..Default::default()
         };
         let (rows, estimate) = rows(&inputs);
@@ -267,11 +290,11 @@ mod tests {
 
     #[test]
     fn names_the_five_largest_injected_types_and_folds_the_rest() {
-        let mut messages = Vec::new();
+        let mut messages = Messages::default();
         for (i, kind) in ["a", "b", "c", "d", "e", "f", "g"].iter().enumerate() {
-            messages.push(custom(kind, (i as f64 + 1.0) * 10.0));
+            messages.push("custom", Some(kind), (i as f64 + 1.0) * 10.0);
         }
-        messages.push(custom("a", 100.0));
+        messages.push("custom", Some("a"), 100.0);
         let (rows, _) = rows(&ContextInputs { messages, ..Default::default() });
         let custom_rows: Vec<(&str, u64, u8)> =
             rows.iter().filter(|r| r.id.starts_with("custom")).map(|r| (r.id.as_str(), r.tokens, r.depth)).collect();
@@ -295,7 +318,9 @@ mod tests {
     #[test]
     fn injected_type_labels_are_sanitized_and_clipped() {
         let hostile = format!("\x1b[31mevil\x07\ttype\r{}", "z".repeat(80));
-        let (rows, _) = rows(&ContextInputs { messages: vec![custom(&hostile, 4.0)], ..Default::default() });
+        let mut messages = Messages::default();
+        messages.push("custom", Some(&hostile), 4.0);
+        let (rows, _) = rows(&ContextInputs { messages, ..Default::default() });
         let child = rows.iter().find(|r| r.depth == 1).expect("a child row");
         assert!(!child.label.chars().any(char::is_control), "{:?}", child.label);
         assert!(js_len(&child.label) <= LABEL_MAX);
@@ -313,10 +338,7 @@ mod tests {
         let second = SystemDigest { content: "n".repeat(4), sections: patch };
         let inputs = ContextInputs {
             system_prompt: "ignored".repeat(100),
-            messages: vec![
-                MessageDigest { system: Some(first), ..msg("system", 999.0) },
-                MessageDigest { system: Some(second), ..msg("system", 999.0) },
-            ],
+            messages: Messages { systems: vec![first, second], ..of(&[("system", 999.0), ("system", 999.0)]) },
             ..Default::default()
         };
         // contents 10 + "\n\n" + 4, sections rules 40 + extra 4 = 60 chars.

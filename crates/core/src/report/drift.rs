@@ -6,7 +6,6 @@
 //! fallback, which leaves the system prompt and the tool definitions out of its
 //! total (`host counts messages only`).
 
-use super::MessageDigest;
 use serde::Serialize;
 
 /// Pi's total against the composition.
@@ -38,8 +37,9 @@ pub enum DriftNote {
     Unknown,
 }
 
-/// The drift between `host` and `estimate`.
-pub fn drift(host: Option<u64>, estimate: u64, messages: &[MessageDigest]) -> Drift {
+/// The drift between `host` and `estimate`; `replied` says whether the
+/// projection holds an assistant message yet.
+pub fn drift(host: Option<u64>, estimate: u64, replied: bool) -> Drift {
     let Some(h) = host else {
         return Drift { host, estimate, difference: None, note: DriftNote::Unknown };
     };
@@ -47,7 +47,7 @@ pub fn drift(host: Option<u64>, estimate: u64, messages: &[MessageDigest]) -> Dr
     let note = match difference {
         0 => DriftNote::None,
         d if d > 0 => DriftNote::Unattributed,
-        _ if !messages.iter().any(|m| m.role == "assistant") => DriftNote::HostCountsMessagesOnly,
+        _ if !replied => DriftNote::HostCountsMessagesOnly,
         _ => DriftNote::EstimateAbove,
     };
     Drift { host, estimate, difference: Some(difference), note }
@@ -57,24 +57,19 @@ pub fn drift(host: Option<u64>, estimate: u64, messages: &[MessageDigest]) -> Dr
 mod tests {
     use super::*;
 
-    fn msg(role: &str) -> MessageDigest {
-        MessageDigest { role: role.into(), ..Default::default() }
-    }
-
     #[test]
     fn names_the_difference_in_both_directions() {
-        let replied = [msg("user"), msg("assistant")];
-        assert_eq!(drift(Some(120), 100, &replied).note, DriftNote::Unattributed);
-        assert_eq!(drift(Some(120), 100, &replied).difference, Some(20));
-        assert_eq!(drift(Some(80), 100, &replied).note, DriftNote::EstimateAbove);
-        assert_eq!(drift(Some(80), 100, &[msg("user")]).note, DriftNote::HostCountsMessagesOnly);
-        assert_eq!(drift(Some(0), 1300, &[]).difference, Some(-1300));
-        assert_eq!(drift(Some(100), 100, &replied).note, DriftNote::None);
+        assert_eq!(drift(Some(120), 100, true).note, DriftNote::Unattributed);
+        assert_eq!(drift(Some(120), 100, true).difference, Some(20));
+        assert_eq!(drift(Some(80), 100, true).note, DriftNote::EstimateAbove);
+        assert_eq!(drift(Some(80), 100, false).note, DriftNote::HostCountsMessagesOnly);
+        assert_eq!(drift(Some(0), 1300, false).difference, Some(-1300));
+        assert_eq!(drift(Some(100), 100, true).note, DriftNote::None);
     }
 
     #[test]
     fn an_unknown_total_has_no_difference() {
-        let d = drift(None, 100, &[]);
+        let d = drift(None, 100, false);
         assert_eq!((d.difference, d.note), (None, DriftNote::Unknown));
     }
 }

@@ -7,7 +7,7 @@
 //! entries sit before it on the branch).
 
 use super::composition::Row;
-use super::{add, chars_to_tokens, whole_tokens, HistoryInputs, MessageDigest};
+use super::{add, chars_to_tokens, whole_tokens, HistoryInputs, Messages};
 use crate::text::{js_len, short_count};
 use serde::Serialize;
 
@@ -33,16 +33,16 @@ pub struct LatestCut {
 }
 
 /// The history from the branch's compaction entries.
-pub fn history(inputs: &HistoryInputs, messages: &[MessageDigest], rows: &[Row]) -> History {
+pub fn history(inputs: &HistoryInputs, messages: &Messages, rows: &[Row]) -> History {
     let latest = inputs.latest.as_ref().map(|latest| {
         let summary_tokens = chars_to_tokens(js_len(&latest.summary));
         let fixed = rows.iter().filter(|r| r.id == "system" || r.id == "tools").fold(0, |s, r| add(s, r.tokens));
         let kept = inputs
             .kept
             .iter()
-            .filter_map(|&i| messages.get(i))
-            .filter(|m| m.role != "system")
-            .fold(0, |s, m| add(s, whole_tokens(m.tokens)));
+            .filter_map(|&i| Some((messages.tokens.get(i)?, messages.kind_of(i))))
+            .filter(|(_, kind)| kind.role != "system")
+            .fold(0, |s, (&t, _)| add(s, whole_tokens(t)));
         LatestCut {
             tokens_before: whole_tokens(latest.tokens_before),
             tokens_after: add(add(fixed, summary_tokens), kept),
@@ -109,13 +109,9 @@ mod tests {
         }
     }
 
-    fn msg(role: &str, tokens: f64) -> MessageDigest {
-        MessageDigest { role: role.into(), tokens, ..Default::default() }
-    }
-
     #[test]
     fn no_compaction_means_no_cut() {
-        assert_eq!(history(&HistoryInputs::default(), &[], &[]), History { count: 0, latest: None });
+        assert_eq!(history(&HistoryInputs::default(), &Messages::default(), &[]), History { count: 0, latest: None });
     }
 
     #[test]
@@ -125,7 +121,10 @@ mod tests {
             latest: Some(LatestCompaction { tokens_before: 52_345.0, summary: "s".repeat(401) }),
             kept: vec![1, 2, 99],
         };
-        let messages = [msg("user", 1000.0), msg("user", 30.0), msg("assistant", 12.0), msg("user", 5.0)];
+        let mut messages = Messages::default();
+        for (role, tokens) in [("user", 1000.0), ("user", 30.0), ("assistant", 12.0), ("user", 5.0)] {
+            messages.push(role, None, tokens);
+        }
         let rows = [row("system", 100), row("tools", 50), row("user", 1035)];
         let h = history(&inputs, &messages, &rows);
         assert_eq!(h.count, 2);
@@ -147,6 +146,6 @@ mod tests {
     #[test]
     fn a_latest_entry_implies_at_least_one() {
         let inputs = HistoryInputs { count: 0, latest: Some(LatestCompaction::default()), kept: vec![] };
-        assert_eq!(history(&inputs, &[], &[]).count, 1);
+        assert_eq!(history(&inputs, &Messages::default(), &[]).count, 1);
     }
 }

@@ -10,7 +10,7 @@
 use super::composition::{bucket_of, LABEL_MAX};
 use super::gauge::{cells, hue_of, ROW_CELLS};
 use super::text::{count, percent_text};
-use super::{percent, whole_tokens, Hue, MessageDigest};
+use super::{percent, whole_tokens, Hue, Kind, MessageText, Messages};
 use crate::text::sanitize_line;
 use serde::Serialize;
 
@@ -39,29 +39,30 @@ pub struct Largest {
     pub percent_text: String,
 }
 
-/// The descriptor of one message.
-pub fn descriptor(m: &MessageDigest) -> String {
+/// The descriptor of one message, from its kind and its short texts.
+pub fn descriptor(kind: &Kind, t: &MessageText) -> String {
     let clip = |s: &str| sanitize_line(s, LABEL_MAX);
-    let text = m.text.as_deref().map(clip).filter(|t| !t.is_empty());
+    let text = t.text.as_deref().map(clip).filter(|t| !t.is_empty());
     let named = |name: &Option<String>| name.as_deref().map(clip).filter(|t| !t.is_empty());
-    let found = match m.role.as_str() {
-        "toolResult" => named(&m.tool_name),
-        "custom" => named(&m.custom_type),
-        "bashExecution" => m.command.as_deref().map(|c| clip(&format!("$ {}", c.trim_start()))),
-        "assistant" => text.clone().or_else(|| named(&m.tool_name).map(|t| clip(&format!("calls {t}")))),
+    let found = match kind.role.as_str() {
+        "toolResult" => named(&t.tool_name),
+        "custom" => named(&kind.custom_type),
+        "bashExecution" => t.command.as_deref().map(|c| clip(&format!("$ {}", c.trim_start()))),
+        "assistant" => text.clone().or_else(|| named(&t.tool_name).map(|n| clip(&format!("calls {n}")))),
         _ => None,
     };
     found.or(text).unwrap_or_default()
 }
 
-/// The five messages with the highest counts, biggest first (earlier first on a tie).
-pub fn largest(messages: &[MessageDigest], estimate: u64) -> Vec<Largest> {
+/// The five messages with the highest counts, biggest first (earlier first on
+/// a tie). `texts` is asked for the short texts of these five only.
+pub fn largest(messages: &Messages, estimate: u64, texts: &mut dyn FnMut(usize) -> MessageText) -> Vec<Largest> {
     let mut top: Vec<(u64, usize)> = Vec::with_capacity(LARGEST + 1);
-    for (i, m) in messages.iter().enumerate() {
-        if m.role == "system" {
+    for (i, t, kind) in messages.iter() {
+        if kind.role == "system" {
             continue;
         }
-        let tokens = whole_tokens(m.tokens);
+        let tokens = whole_tokens(t);
         if top.len() == LARGEST && top.last().is_some_and(|&(t, _)| t >= tokens) {
             continue;
         }
@@ -70,25 +71,25 @@ pub fn largest(messages: &[MessageDigest], estimate: u64) -> Vec<Largest> {
         top.truncate(LARGEST);
     }
     top.into_iter()
-        .filter_map(|(tokens, i)| {
-            let m = messages.get(i)?;
-            let bucket = match bucket_of(&m.role) {
+        .map(|(tokens, i)| {
+            let kind = messages.kind_of(i);
+            let bucket = match bucket_of(&kind.role) {
                 Some("") | None => "other",
                 Some(b) => b,
             };
             let share = percent(tokens, estimate);
-            Some(Largest {
+            Largest {
                 tokens_text: count(tokens),
                 percent_text: percent_text(share),
                 index: u32::try_from(i).unwrap_or(u32::MAX),
-                role: sanitize_line(&m.role, LABEL_MAX),
+                role: sanitize_line(&kind.role, LABEL_MAX),
                 bucket: bucket.to_string(),
                 tokens,
                 percent: share,
                 cells: cells(tokens, estimate, ROW_CELLS),
                 hue: hue_of(bucket, 0),
-                descriptor: descriptor(m),
-            })
+                descriptor: descriptor(kind, &texts(i)),
+            }
         })
         .collect()
 }
@@ -98,61 +99,80 @@ mod tests {
     use super::*;
     use crate::text::js_len;
 
-    fn msg(role: &str, tokens: f64) -> MessageDigest {
-        MessageDigest { role: role.into(), tokens, ..Default::default() }
+    fn kind(role: &str) -> Kind {
+        Kind { role: role.into(), custom_type: None }
+    }
+
+    fn of(list: &[(&str, f64)]) -> Messages {
+        let mut messages = Messages::default();
+        for &(role, tokens) in list {
+            messages.push(role, None, tokens);
+        }
+        messages
     }
 
     #[test]
     fn keeps_the_five_biggest_in_order_with_ties_by_position() {
         let counts = [5.0, 50.0, 7.0, 50.0, 1.0, 90.0, 3.0, 8.0, 60.0];
-        let messages: Vec<MessageDigest> = counts.iter().map(|&t| msg("user", t)).collect();
-        let got: Vec<(u32, u64)> = largest(&messages, 274).iter().map(|l| (l.index, l.tokens)).collect();
+        let messages = of(&counts.map(|t| ("user", t)));
+        let got: Vec<(u32, u64)> =
+            largest(&messages, 274, &mut |_| MessageText::default()).iter().map(|l| (l.index, l.tokens)).collect();
         assert_eq!(got, [(5, 90), (8, 60), (1, 50), (3, 50), (7, 8)]);
     }
 
     #[test]
+    fn asks_for_the_texts_of_the_listed_messages_only() {
+        let messages = of(&[("user", 1.0); 9]);
+        let mut asked = Vec::new();
+        let got = largest(&messages, 9, &mut |i| {
+            asked.push(i);
+            MessageText { text: Some(format!("message {i}")), ..Default::default() }
+        });
+        assert_eq!(asked, [0, 1, 2, 3, 4]);
+        assert_eq!(got[4].descriptor, "message 4");
+    }
+
+    #[test]
     fn system_messages_are_not_listed() {
-        let got = largest(&[msg("system", 1000.0), msg("user", 1.0)], 1);
+        let got = largest(&of(&[("system", 1000.0), ("user", 1.0)]), 1, &mut |_| MessageText::default());
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].role, "user");
     }
 
     #[test]
     fn descriptors_name_the_tool_the_type_the_command_or_the_first_line() {
-        let tool = MessageDigest {
-            tool_name: Some("bash".into()),
-            text: Some("huge output".into()),
-            ..msg("toolResult", 1.0)
-        };
-        assert_eq!(descriptor(&tool), "bash");
-        let custom = MessageDigest { custom_type: Some("plan-notes".into()), ..msg("custom", 1.0) };
-        assert_eq!(descriptor(&custom), "plan-notes");
-        let shell = MessageDigest { command: Some("ls -la\nrm x".into()), ..msg("bashExecution", 1.0) };
-        assert_eq!(descriptor(&shell), "$ ls -la");
-        let user = MessageDigest { text: Some("\n  first line\nsecond".into()), ..msg("user", 1.0) };
-        assert_eq!(descriptor(&user), "first line");
-        let calls = MessageDigest { tool_name: Some("read".into()), ..msg("assistant", 1.0) };
-        assert_eq!(descriptor(&calls), "calls read");
-        assert_eq!(descriptor(&msg("user", 1.0)), "");
+        let tool =
+            MessageText { tool_name: Some("bash".into()), text: Some("huge output".into()), ..Default::default() };
+        assert_eq!(descriptor(&kind("toolResult"), &tool), "bash");
+        let custom = Kind { role: "custom".into(), custom_type: Some("plan-notes".into()) };
+        assert_eq!(descriptor(&custom, &MessageText::default()), "plan-notes");
+        let shell = MessageText { command: Some("ls -la\nrm x".into()), ..Default::default() };
+        assert_eq!(descriptor(&kind("bashExecution"), &shell), "$ ls -la");
+        let user = MessageText { text: Some("\n  first line\nsecond".into()), ..Default::default() };
+        assert_eq!(descriptor(&kind("user"), &user), "first line");
+        let calls = MessageText { tool_name: Some("read".into()), ..Default::default() };
+        assert_eq!(descriptor(&kind("assistant"), &calls), "calls read");
+        assert_eq!(descriptor(&kind("user"), &MessageText::default()), "");
     }
 
     #[test]
     fn descriptors_are_sanitized_and_clipped_to_forty() {
-        let hostile = MessageDigest {
+        let hostile = MessageText {
             tool_name: Some(format!("\x1b[2J\x1b[31mrm\x07\r\t{}", "y".repeat(100))),
-            ..msg("toolResult", 1.0)
+            ..Default::default()
         };
-        let d = descriptor(&hostile);
+        let d = descriptor(&kind("toolResult"), &hostile);
         assert!(!d.chars().any(|c| c.is_control()), "{d:?}");
         assert!(js_len(&d) <= 40);
         assert!(d.ends_with('…'));
-        let emoji = MessageDigest { text: Some("😀".repeat(50)), ..msg("user", 1.0) };
-        assert!(js_len(&descriptor(&emoji)) <= 40);
+        let emoji = MessageText { text: Some("😀".repeat(50)), ..Default::default() };
+        assert!(js_len(&descriptor(&kind("user"), &emoji)) <= 40);
     }
 
     #[test]
     fn hues_follow_the_bucket() {
-        let got = largest(&[msg("toolResult", 3.0), msg("custom", 2.0), msg("odd", 1.0)], 6);
+        let messages = of(&[("toolResult", 3.0), ("custom", 2.0), ("odd", 1.0)]);
+        let got = largest(&messages, 6, &mut |_| MessageText::default());
         let hues: Vec<(&str, Hue)> = got.iter().map(|l| (l.bucket.as_str(), l.hue)).collect();
         assert_eq!(hues, [("toolResults", Hue::Hue5), ("custom", Hue::Meta), ("other", Hue::Meta)]);
     }

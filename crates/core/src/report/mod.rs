@@ -45,8 +45,8 @@ pub struct ContextInputs {
     pub tools: Vec<ToolDigest>,
     /// The compaction settings as Pi holds them, and Pi's built-in defaults.
     pub compaction: CompactionInputs,
-    /// `sessionManager.buildSessionProjection().messages`, one digest each, in order.
-    pub messages: Vec<MessageDigest>,
+    /// `sessionManager.buildSessionProjection().messages`, as columns.
+    pub messages: Messages,
     /// The branch's compaction entries.
     pub history: HistoryInputs,
     /// Pi's `tokensBefore` of a compaction that just finished, to report its effect.
@@ -106,24 +106,93 @@ impl Default for CompactionDefaults {
     }
 }
 
-/// One projected message, reduced to what the report needs: Pi's token count
-/// and a few short strings for its descriptor, never its whole content.
+/// The projected messages, in projection order, as columns: one count and
+/// one kind per message, never one object or string each. The text a
+/// descriptor needs is asked for separately, only for the messages the
+/// report lists (see [`MessageText`]).
+///
+/// At the wasm boundary `tokens` and `kind` arrive as typed arrays (a copy of
+/// memory) and `kinds` and `systems` inside the JSON text; see [`build_json`].
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct MessageDigest {
+pub struct Messages {
+    /// Pi's `estimateTokens(message)` per message. Its length is the number of messages.
+    #[serde(skip)]
+    pub tokens: Vec<f64>,
+    /// Each message's kind: an index into `kinds`.
+    #[serde(skip)]
+    pub kind: Vec<u32>,
+    /// The distinct kinds the messages have, in any order.
+    pub kinds: Vec<Kind>,
+    /// The system messages' prompt parts, replayed in order into the current prompt.
+    pub systems: Vec<SystemDigest>,
+}
+
+/// What a message is, as far as the composition needs: its role and, for an
+/// injected (`custom`) message, its type. A session has a handful of these.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Kind {
     pub role: String,
-    /// Pi's `estimateTokens(message)`.
-    #[serde(deserialize_with = "lenient_number")]
-    pub tokens: f64,
     pub custom_type: Option<String>,
+}
+
+/// The kind of a message whose index does not name one (`build_json` rejects
+/// such input; a caller building [`Messages`] by hand may still produce it).
+pub(crate) static NO_KIND: Kind = Kind { role: String::new(), custom_type: None };
+
+impl Messages {
+    /// How many messages there are.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// Appends one message, reusing an equal kind.
+    pub fn push(&mut self, role: &str, custom_type: Option<&str>, tokens: f64) {
+        let at = match self.kinds.iter().position(|k| k.role == role && k.custom_type.as_deref() == custom_type) {
+            Some(at) => at,
+            None => {
+                self.kinds.push(Kind { role: role.to_string(), custom_type: custom_type.map(str::to_string) });
+                self.kinds.len() - 1
+            }
+        };
+        self.kind.push(u32::try_from(at).unwrap_or(u32::MAX));
+        self.tokens.push(tokens);
+    }
+
+    /// The kind of message `i`.
+    pub fn kind_of(&self, i: usize) -> &Kind {
+        self.kind.get(i).and_then(|&k| self.kinds.get(k as usize)).unwrap_or(&NO_KIND)
+    }
+
+    /// Each message's position, Pi's count and kind.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, f64, &Kind)> {
+        self.tokens.iter().enumerate().map(|(i, &t)| (i, t, self.kind_of(i)))
+    }
+
+    /// Whether any message has this role.
+    pub fn has_role(&self, role: &str) -> bool {
+        // The kinds are a handful: most roles are settled without reading the messages.
+        self.kinds.iter().any(|k| k.role == role) && (0..self.len()).any(|i| self.kind_of(i).role == role)
+    }
+}
+
+/// The short texts of one message that its descriptor is made from. The host
+/// is asked for them only for the messages the report lists (the five
+/// largest), so a 5,000-message session does not cross as 5,000 strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MessageText {
     /// A tool result's tool, or the first tool an assistant message calls.
     pub tool_name: Option<String>,
     /// A shell execution's command (its start).
     pub command: Option<String>,
     /// The start of the message's first text.
     pub text: Option<String>,
-    /// A system message's prompt parts, replayed in order into the current prompt.
-    pub system: Option<SystemDigest>,
 }
 
 /// The prompt parts of one system message (its tool declarations are counted
@@ -191,9 +260,6 @@ pub struct ContextReport {
     pub drift: drift::Drift,
     pub history: history::History,
     pub largest: Vec<largest::Largest>,
-    /// Each projected message's count as the report used it (Pi's
-    /// `estimateTokens`, made whole), in projection order.
-    pub counts: Vec<u64>,
     /// The effect of a compaction that just finished (`compacted_from`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted: Option<history::Compacted>,
@@ -203,15 +269,16 @@ pub struct ContextReport {
     pub text: String,
 }
 
-/// Builds the report from one read of Pi.
-pub fn build(inputs: &ContextInputs) -> ContextReport {
+/// Builds the report from one read of Pi. `texts` gives the short texts of
+/// message `i`; it is called once for each message the report lists.
+pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText) -> ContextReport {
     let headline = threshold::headline(inputs.usage.as_ref(), inputs.model.as_ref());
     let threshold = threshold::resolve(&headline, inputs.model.as_ref(), &inputs.compaction);
     let (rows, estimate) = composition::rows(inputs);
     let window_gauge = gauge::window(&headline, &threshold, estimate);
-    let drift = drift::drift(headline.tokens, estimate, &inputs.messages);
+    let drift = drift::drift(headline.tokens, estimate, inputs.messages.has_role("assistant"));
     let history = history::history(&inputs.history, &inputs.messages, &rows);
-    let largest = largest::largest(&inputs.messages, estimate);
+    let largest = largest::largest(&inputs.messages, estimate, texts);
     let compacted = inputs.compacted_from.map(|before| history::compacted(before, headline.tokens, estimate));
     let mut report = ContextReport {
         headline,
@@ -222,7 +289,6 @@ pub fn build(inputs: &ContextInputs) -> ContextReport {
         drift,
         history,
         largest,
-        counts: inputs.messages.iter().map(|m| whole_tokens(m.tokens)).collect(),
         compacted,
         sentences: text::Sentences::default(),
         text: String::new(),
@@ -232,16 +298,36 @@ pub fn build(inputs: &ContextInputs) -> ContextReport {
     report
 }
 
-/// [`build`] over the JSON text of [`ContextInputs`], returning the JSON text
-/// of [`ContextReport`].
+/// [`build`] in the form the extension calls: [`ContextInputs`] as JSON text
+/// without the two per-message columns, the columns themselves, and the text
+/// lookup; returns the JSON text of [`ContextReport`].
 ///
-/// This is the form the extension calls: for a 5,000-message session, one
-/// `JSON.stringify` and one `JSON.parse` on the JavaScript side cost a
-/// fraction of converting thousands of small objects field by field across
-/// the wasm boundary (measured in `tests/bench/report.bench.ts`).
-pub fn build_json(inputs: &str) -> Result<String, String> {
-    let inputs: ContextInputs = serde_json::from_str(inputs).map_err(|e| format!("context inputs: {e}"))?;
-    serde_json::to_string(&build(&inputs)).map_err(|e| format!("context report: {e}"))
+/// For a 5,000-message session this is where the time went when the whole
+/// input crossed as one JSON text (5,000 digest objects with text heads: a
+/// `JSON.stringify`, a parse into 5,000 allocations, and 5,000 counts echoed
+/// back). Now the counts and kinds cross as typed arrays, the JSON holds only
+/// what is small (usage, prompt, tools, settings, the distinct kinds, the
+/// system messages), and the report is a few kilobytes (measured in
+/// `tests/bench/report.bench.ts`).
+pub fn build_json(
+    inputs: &str,
+    tokens: Vec<f64>,
+    kind: Vec<u32>,
+    texts: &mut dyn FnMut(usize) -> MessageText,
+) -> Result<String, String> {
+    let mut inputs: ContextInputs = serde_json::from_str(inputs).map_err(|e| format!("context inputs: {e}"))?;
+    if kind.len() != tokens.len() {
+        return Err(format!("context inputs: {} counts but {} kinds", tokens.len(), kind.len()));
+    }
+    if let Some((i, k)) = kind.iter().enumerate().find(|&(_, &k)| k as usize >= inputs.messages.kinds.len()) {
+        return Err(format!(
+            "context inputs: message {i} has kind {k}, but there are {} kinds",
+            inputs.messages.kinds.len()
+        ));
+    }
+    inputs.messages.tokens = tokens;
+    inputs.messages.kind = kind;
+    serde_json::to_string(&build(&inputs, texts)).map_err(|e| format!("context report: {e}"))
 }
 
 /// A number that JSON may carry as `null` (JavaScript's `NaN` and infinities
@@ -293,14 +379,55 @@ mod tests {
         assert_eq!(add(MAX_SAFE, 5), MAX_SAFE);
     }
 
+    fn no_texts(_: usize) -> MessageText {
+        MessageText::default()
+    }
+
     #[test]
     fn the_json_form_reads_nulls_as_unknown_and_rejects_garbage() {
-        let out =
-            build_json(r#"{"usage":{"tokens":null,"contextWindow":1000},"messages":[{"role":"user","tokens":null}]}"#)
-                .expect("a report");
+        let out = build_json(
+            r#"{"usage":{"tokens":null,"contextWindow":1000},"messages":{"kinds":[{"role":"user"}]}}"#,
+            vec![f64::NAN],
+            vec![0],
+            &mut no_texts,
+        )
+        .expect("a report");
         assert!(out.contains(r#""pending":true"#), "{out}");
-        assert!(build_json("not json").unwrap_or_default().is_empty());
-        assert!(build_json(r#"{"messages":[{"role":5}]}"#).is_err());
+        assert!(build_json("not json", vec![], vec![], &mut no_texts).unwrap_or_default().is_empty());
+        assert!(build_json(r#"{"messages":{"kinds":[{"role":5}]}}"#, vec![], vec![], &mut no_texts).is_err());
+    }
+
+    #[test]
+    fn the_columns_must_agree_with_each_other_and_the_kinds() {
+        let kinds = r#"{"messages":{"kinds":[{"role":"user"}]}}"#;
+        let short = build_json(kinds, vec![1.0, 2.0], vec![0], &mut no_texts);
+        assert_eq!(short, Err("context inputs: 2 counts but 1 kinds".to_string()));
+        let unknown = build_json(kinds, vec![1.0, 2.0], vec![0, 1], &mut no_texts);
+        assert_eq!(unknown, Err("context inputs: message 1 has kind 1, but there are 1 kinds".to_string()));
+        let fine = build_json(kinds, vec![1.0, 2.0], vec![0, 0], &mut no_texts).expect("a report");
+        assert!(fine.contains(r#""tokens":3,"count":2"#), "{fine}");
+        assert!(!fine.contains("counts"), "the per-message counts stay on the host: {fine}");
+    }
+
+    #[test]
+    fn messages_built_by_hand_never_panic_on_a_missing_kind() {
+        let messages = Messages { tokens: vec![4.0, 8.0], kind: vec![7], ..Default::default() };
+        let report = build(&ContextInputs { messages, ..Default::default() }, &mut no_texts);
+        assert_eq!(report.estimate, 12);
+        assert_eq!(report.largest.len(), 2);
+    }
+
+    #[test]
+    fn kinds_are_shared_by_equal_messages() {
+        let mut messages = Messages::default();
+        messages.push("user", None, 1.0);
+        messages.push("custom", Some("a"), 2.0);
+        messages.push("user", None, 3.0);
+        messages.push("custom", Some("b"), 4.0);
+        messages.push("custom", Some("a"), 5.0);
+        assert_eq!(messages.kind, [0, 1, 0, 2, 1]);
+        assert_eq!(messages.kinds.len(), 3);
+        assert!(messages.has_role("custom") && !messages.has_role("assistant"));
     }
 
     #[test]
@@ -313,7 +440,7 @@ mod tests {
 
     #[test]
     fn an_empty_input_builds_a_report() {
-        let report = build(&ContextInputs::default());
+        let report = build(&ContextInputs::default(), &mut no_texts);
         assert_eq!(report.estimate, 0);
         assert!(report.text.contains("Window unknown"), "{}", report.text);
     }

@@ -217,12 +217,24 @@ pub fn render(r: &ContextReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{
-        build, CompactionInputs, ContextInputs, HistoryInputs, HostUsage, LatestCompaction, MessageDigest, ModelRef,
+        CompactionInputs, ContextInputs, ContextReport, HistoryInputs, HostUsage, LatestCompaction, MessageText,
+        Messages, ModelRef,
     };
     use super::*;
 
-    fn msg(role: &str, tokens: f64) -> MessageDigest {
-        MessageDigest { role: role.into(), tokens, ..Default::default() }
+    /// The report, with the texts the tests give their messages: the assistant
+    /// and the tool result name the tool `bash`.
+    fn build(inputs: &ContextInputs) -> ContextReport {
+        super::super::build(inputs, &mut |i| {
+            let tool = matches!(inputs.messages.kind_of(i).role.as_str(), "assistant" | "toolResult");
+            MessageText { tool_name: tool.then(|| "bash".into()), ..Default::default() }
+        })
+    }
+
+    fn users(tokens: f64) -> Messages {
+        let mut messages = Messages::default();
+        messages.push("user", None, tokens);
+        messages
     }
 
     fn inputs(tokens: Option<f64>) -> ContextInputs {
@@ -230,12 +242,13 @@ mod tests {
             usage: Some(HostUsage { tokens, context_window: Some(200_000.0), percent: None }),
             model: Some(ModelRef { provider: "faux".into(), id: "faux-1".into(), context_window: Some(200_000.0) }),
             system_prompt: "p".repeat(4000),
-            messages: vec![
-                msg("user", 10.0),
-                MessageDigest { tool_name: Some("bash".into()), ..msg("assistant", 20.0) },
-                MessageDigest { tool_name: Some("bash".into()), ..msg("toolResult", 3000.0) },
-                MessageDigest { custom_type: Some("\x1b[31mnotes\x07".into()), ..msg("custom", 40.0) },
-            ],
+            messages: {
+                let mut messages = users(10.0);
+                messages.push("assistant", None, 20.0);
+                messages.push("toolResult", None, 3000.0);
+                messages.push("custom", Some("\x1b[31mnotes\x07"), 40.0);
+                messages
+            },
             compaction: CompactionInputs::default(),
             ..Default::default()
         }
@@ -282,7 +295,7 @@ mod tests {
     #[test]
     fn host_counts_messages_only_before_the_first_reply() {
         let mut i = inputs(Some(10.0));
-        i.messages = vec![msg("user", 10.0)];
+        i.messages = users(10.0);
         let text = build(&i).text;
         assert!(text.contains("Drift: Pi 10 vs composition 1.0k, -1.0k: host counts messages only"), "{text}");
     }
@@ -295,7 +308,7 @@ mod tests {
         let mut invalid = inputs(Some(10.0));
         invalid.compaction.settings = Some(serde_json::json!({ "reserveTokens": -1 }));
         assert!(build(&invalid).text.contains("No threshold: compaction.reserveTokens is -1"));
-        let unknown = ContextInputs { messages: vec![msg("user", 3.0)], ..Default::default() };
+        let unknown = ContextInputs { messages: users(3.0), ..Default::default() };
         let text = build(&unknown).text;
         assert!(text.starts_with("Context: Window unknown"), "{text}");
         assert!(text.contains("No threshold without a known window"), "{text}");
