@@ -35,6 +35,11 @@ export interface Tui {
   type: (text: string) => void;
   /** Types a line and presses Enter. */
   submit: (text: string) => void;
+  /**
+   * Runs a slash command whose arguments Pi completes: the first Enter takes the
+   * completion, the second submits (an Enter on an empty editor does nothing).
+   */
+  command: (text: string) => Promise<void>;
   /** The visible pane as plain text (`escapes` keeps colours as SGR sequences). */
   capture: (options?: { escapes?: boolean }) => string;
   /** Waits until the pane matches, and returns it; throws with the last pane on timeout. */
@@ -114,6 +119,13 @@ export async function startTui(options: TuiOptions = {}): Promise<Tui> {
     type: (text) => void tmux("send-keys", "-t", "0", "-l", text),
     submit: (text) => {
       tmux("send-keys", "-t", "0", "-l", text);
+      tmux("send-keys", "-t", "0", "Enter");
+    },
+    command: async (text) => {
+      tmux("send-keys", "-t", "0", "-l", text);
+      await new Promise((r) => setTimeout(r, 150));
+      tmux("send-keys", "-t", "0", "Enter");
+      await new Promise((r) => setTimeout(r, 150));
       tmux("send-keys", "-t", "0", "Enter");
     },
     capture,

@@ -1,0 +1,110 @@
+// The settings file, `/guard`, and the status bar inside real Pi.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { keepMatching } from "../harness/classifier.ts";
+import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { piVersion } from "../harness/pi.ts";
+import { startSession } from "../harness/session.ts";
+
+const search = [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."];
+
+test(`Pi ${piVersion}: bad values fall back with a warning that names the key`, async () => {
+  const pi = await startSession({
+    files: fixtureRepo(),
+    classifier: keepMatching("=== 503"),
+    guardSettings: {
+      minResultChars: "big",
+      chunkKeepThreshold: 1.7,
+      timeoutMs: -5,
+      concurrency: 2.5,
+      excludeTools: "edit",
+      historyExchanges: 11,
+      midRun: "yes",
+      colour: "blue",
+    },
+    script: search,
+  });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    const warnings = pi.notifications.filter((n) => n.type === "warning").map((n) => n.message);
+    for (const key of ["minResultChars", "chunkKeepThreshold", "timeoutMs", "concurrency", "excludeTools", "historyExchanges", "midRun", "colour"]) {
+      assert.ok(warnings.some((w) => w.includes(`"${key}"`)), `a warning names ${key}:\n${warnings.join("\n")}`);
+    }
+    assert.ok(warnings.every((w) => w.includes("context-guard.json")), "each warning names the file");
+    // The defaults applied: the pass ran with 8,000 ms per request and distilled.
+    assert.equal(pi.classifierCalls[0].timeoutMs, 8_000);
+    assert.match(pi.status("context-guard") ?? "", /^🛡 −\d/);
+  } finally {
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: a malformed file keeps the defaults and says so`, async () => {
+  const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), guardSettings: "{ not json", script: search });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    assert.ok(pi.notifications.some((n) => n.type === "warning" && /not valid JSON/.test(n.message)));
+    // The default model is openrouter's, which has no key here: nothing is sent, and the status says why.
+    assert.equal(pi.classifierCalls.length, 0);
+  } finally {
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist; reload re-reads`, async () => {
+  const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), script: [...search, ...search] });
+  const file = join(pi.agentDir, "context-guard.json");
+  try {
+    assert.equal(pi.status("context-guard"), "🛡 0 saved");
+    await pi.prompt("Which services retry on 503?");
+    assert.match(pi.status("context-guard") ?? "", /^🛡 −\d+(\.\d)?k · 1$/);
+
+    await pi.prompt("/guard");
+    const report = pi.notifications.at(-1)?.message ?? "";
+    assert.match(report, /^context-guard: on\n/);
+    assert.match(report, /model: fakejev\/jev-test/);
+    assert.match(report, /kept out of the window now: ~\d+(\.\d)?k tokens .* by 1 item/);
+    assert.match(report, /classifier: 1 run-end pass, 0 mid-run checkpoints, \d+ requests/);
+    assert.match(report, /last large outputs \(run end, \d+ ms\):\n    distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \(\w[\w,-]*\) kw\.05 focus=chunk_\d+:\.70/);
+    await pi.prompt("/guard status");
+    assert.equal(pi.notifications.at(-1)?.message, report);
+
+    await pi.prompt("/guard off");
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).enabled, false);
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).model, "fakejev/jev-test", "other keys are kept");
+    assert.equal(pi.status("context-guard"), "🛡 guard off");
+    const asked = pi.classifierCalls.length;
+    await pi.prompt("Again?");
+    assert.equal(pi.classifierCalls.length, asked, "off: no request");
+
+    await pi.prompt("/guard on");
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).enabled, true);
+    assert.match(pi.status("context-guard") ?? "", /^🛡 −/);
+
+    writeFileSync(file, JSON.stringify({ model: "fakejev/jev-test", timeoutMs: "soon" }));
+    await pi.prompt("/guard reload");
+    assert.ok(pi.notifications.some((n) => n.type === "warning" && n.message.includes('"timeoutMs"')));
+    await pi.prompt("/guard sideways");
+    assert.match(pi.notifications.at(-1)?.message ?? "", /unknown subcommand/);
+  } finally {
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: PI_CONTEXT_GUARD_CONFIG names the settings file`, async () => {
+  const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), script: search });
+  try {
+    const elsewhere = join(pi.cwd, "my-guard.json");
+    writeFileSync(elsewhere, JSON.stringify({ model: "fakejev/jev-test", enabled: false }));
+    process.env.PI_CONTEXT_GUARD_CONFIG = elsewhere;
+    await pi.prompt("/guard reload");
+    assert.equal(pi.status("context-guard"), "🛡 guard off");
+    await pi.prompt("/guard on");
+    assert.equal(JSON.parse(readFileSync(elsewhere, "utf8")).enabled, true);
+  } finally {
+    delete process.env.PI_CONTEXT_GUARD_CONFIG;
+    await pi.dispose();
+  }
+});
