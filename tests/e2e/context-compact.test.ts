@@ -14,6 +14,7 @@ test(`Pi ${piVersion}: /context compact compacts with the instructions and repor
   const pi = await startSession({
     files: { "big.txt": "line of the big file\n".repeat(2000) },
     piSettings: { compaction: { keepRecentTokens: 50 } },
+    guardSettings: { enabled: false },
     extensions: [rec.extension],
     script: [{ tool: "bash", args: { command: "cat big.txt" } }, "It is a big file.", "Small answer.", "## Goal\nSummarized."],
   });
