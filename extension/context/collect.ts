@@ -16,6 +16,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
 import type { ContextInputs, Kind, Messages, MessageText, SystemDigest, ToolDigest } from "./types.ts";
+import { keptOut } from "../guard/figures.ts";
 
 /**
  * How much of a message's text travels to the core for its descriptor: the
@@ -170,5 +171,6 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs 
       latest: latest ? { tokensBefore: latest.tokensBefore, summary: well(latest.summary ?? "") } : undefined,
       kept,
     },
+    guard: keptOut(ctx),
   };
 }

@@ -1,3 +1,4 @@
+import type { GuardStats } from "../guard/wasm.ts";
 // The values that cross the wasm boundary for /context. They mirror the Rust
 // structs in crates/core/src/report/ (serde, camelCase); `undefined` is Rust's None.
 
@@ -12,6 +13,8 @@ export interface ContextInputs {
   history: { count: number; latest?: { tokensBefore: number; summary: string }; kept: number[] };
   /** Pi's `tokensBefore` of a compaction that just finished. */
   compactedFrom?: number;
+  /** What the guard keeps out of the window (absent when the guard is switched off). */
+  guard?: GuardStats;
 }
 
 export interface ToolDigest {
@@ -124,7 +127,7 @@ export interface ContextReport {
   history: { count: number; latest?: { tokensBefore: number; tokensAfter: number; summaryTokens: number } };
   largest: Largest[];
   compacted?: { before: number; after: number; afterIsEstimate: boolean; line: string };
-  sentences: { headline: string; threshold: string; composition: string; drift: string; history: string };
+  sentences: { headline: string; threshold: string; composition: string; drift: string; history: string; guard?: string };
   /** The plain-text report, for every mode but the TUI. */
   text: string;
 }

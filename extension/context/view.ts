@@ -161,6 +161,7 @@ export class ContextScreen implements Component {
       lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue));
     }
     lines.push(...this.sentence(s.drift, "dim", width));
+    if (s.guard) lines.push(...this.sentence(s.guard, "dim", width));
     lines.push("");
     lines.push(...this.sentence(s.history, "muted", width));
     if (r.largest.length) {

@@ -9,16 +9,16 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
-import type { GuardRecord, GuardSettings, PassOutcome } from "../guard-types.ts";
+import type { GuardSettings, PassOutcome } from "../guard-types.ts";
 import { disabledBy } from "../switches.ts";
-import { coreEntries, editedEntries, type ProjectedEntry } from "./collect.ts";
+import { coreEntries, type ProjectedEntry } from "./collect.ts";
+import { guardFigures, statsInput } from "./figures.ts";
 import { findClassifier } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
-import { guardCore, type GuardStats, type StatsInput } from "./wasm.ts";
+import { guardCore, type GuardStats } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
-const RECORD_TYPE = "context-guard";
 
 interface Loaded {
   path: string;
@@ -39,22 +39,6 @@ function loadSettings(): Loaded {
   const warnings = parsed.value.warnings.map((w) => `${path}: ${w}`);
   if (read.error) warnings.unshift(`${read.error}; using the defaults`);
   return { path, settings: parsed.value.settings, warnings };
-}
-
-/** The branch as the statistics read it. */
-function statsInput(ctx: ExtensionContext): { input: StatsInput; records: GuardRecord[] } {
-  const projection = ctx.sessionManager.buildSessionProjection() as unknown as { entries: ProjectedEntry[] };
-  const marks: StatsInput["marks"] = [];
-  const records: GuardRecord[] = [];
-  for (const entry of ctx.sessionManager.getBranch() as unknown as { type: string; customType?: string; data?: unknown }[]) {
-    if (entry.type === "custom" && entry.customType === RECORD_TYPE) {
-      marks.push({ kind: "record", data: entry.data });
-      records.push(entry.data as GuardRecord);
-    } else if (entry.type === "compaction") {
-      marks.push({ kind: "compaction" });
-    }
-  }
-  return { input: { edited: editedEntries(projection.entries), marks }, records };
 }
 
 export function registerGuard(pi: ExtensionAPI): void {
@@ -97,7 +81,7 @@ export function registerGuard(pi: ExtensionAPI): void {
         ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
         return undefined;
       }
-      const figures = callCore(() => guardCore.stats(statsInput(ctx).input));
+      const figures = guardFigures(ctx);
       if (!figures.ok) {
         warnOnce(ctx, `cannot compute the savings: ${figures.error}`);
         return undefined;

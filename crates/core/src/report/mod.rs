@@ -51,6 +51,8 @@ pub struct ContextInputs {
     pub history: HistoryInputs,
     /// Pi's `tokensBefore` of a compaction that just finished, to report its effect.
     pub compacted_from: Option<f64>,
+    /// What the guard keeps out of the window (`stats`), when the guard is loaded.
+    pub guard: Option<crate::stats::Stats>,
 }
 
 /// Pi's own figures for the window.
@@ -263,6 +265,9 @@ pub struct ContextReport {
     /// The effect of a compaction that just finished (`compacted_from`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compacted: Option<history::Compacted>,
+    /// What the guard keeps out of the window, as the inputs gave it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<crate::stats::Stats>,
     /// The report's sentences, shared by the screen and the text.
     pub sentences: text::Sentences,
     /// The plain-text report, for every mode but the TUI.
@@ -290,6 +295,7 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
         history,
         largest,
         compacted,
+        guard: inputs.guard.clone(),
         sentences: text::Sentences::default(),
         text: String::new(),
     };

@@ -45,6 +45,9 @@ pub struct Sentences {
     pub composition: String,
     pub drift: String,
     pub history: String,
+    /// What context-guard keeps out of the window, when it is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
 }
 
 /// Every sentence of the report.
@@ -55,6 +58,25 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         composition: format!("Composition (estimate: {} tokens)", count(r.estimate)),
         drift: drift_line(r),
         history: history_line(r),
+        guard: r.guard.as_ref().map(guard_line),
+    }
+}
+
+/// What the guard keeps out: tokens now (characters ÷ 4, the same estimate
+/// as the rows above) and the total of every pass on the branch, which a
+/// compaction does not undo.
+fn guard_line(g: &crate::stats::Stats) -> String {
+    let tokens = |chars: usize| count(chars.div_ceil(4) as u64);
+    let now = if g.items == 0 {
+        "nothing right now".to_string()
+    } else {
+        format!("~{} tokens in {} item{}", tokens(g.saved_chars), g.items, if g.items == 1 { "" } else { "s" })
+    };
+    if g.lifetime_chars > g.saved_chars {
+        let why = if g.compacted { ", some before a compaction" } else { "" };
+        format!("Kept out by context-guard: {now}; ~{} on this branch in all{why}", tokens(g.lifetime_chars))
+    } else {
+        format!("Kept out by context-guard: {now}")
     }
 }
 
@@ -200,6 +222,9 @@ pub fn render(r: &ContextReport) -> String {
         table_line(&mut out, (2 * usize::from(row.depth), label), width, (row.tokens, row.percent, row.cells), "");
     }
     let _ = writeln!(out, "{}", s.drift);
+    if let Some(guard) = &s.guard {
+        let _ = writeln!(out, "{guard}");
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", s.history);
     if !r.largest.is_empty() {
@@ -319,5 +344,20 @@ mod tests {
         assert_eq!(bar(3, 8), "███░░░░░");
         assert_eq!(bar(12, 8), "████████");
         assert_eq!(bar(0, 10).chars().count(), 10);
+    }
+
+    #[test]
+    fn the_guard_line_names_what_is_kept_out_now_and_in_all() {
+        use crate::stats::Stats;
+        let line = |g: Stats| guard_line(&g);
+        assert_eq!(line(Stats::default()), "Kept out by context-guard: nothing right now");
+        assert_eq!(
+            line(Stats { saved_chars: 56_800, items: 2, lifetime_chars: 56_800, ..Stats::default() }),
+            "Kept out by context-guard: ~14.2k tokens in 2 items"
+        );
+        assert_eq!(
+            line(Stats { saved_chars: 0, items: 0, lifetime_chars: 316_000, compacted: true, ..Stats::default() }),
+            "Kept out by context-guard: nothing right now; ~79.0k on this branch in all, some before a compaction"
+        );
     }
 }
