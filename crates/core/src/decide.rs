@@ -93,6 +93,10 @@ pub struct ClassifierContext {
 #[serde(untagged)]
 pub enum State {
     Large(LargeState),
+    /// Small outputs judged whole (`items`).
+    Small(crate::items::SmallState),
+    /// Old exchanges (`exchange`).
+    Exchange(crate::exchange::ExchangeState),
 }
 
 /// Pi's `ClassifierQuestion`.
@@ -291,7 +295,7 @@ pub struct RequestInput<'a> {
     pub chunk_texts: &'a [&'a str],
 }
 
-fn earlier(history: &History) -> Option<EarlierConversation> {
+pub(crate) fn earlier(history: &History) -> Option<EarlierConversation> {
     if history.is_empty() {
         return None;
     }

@@ -123,14 +123,19 @@ pub fn requests(requests: &[ClassifierContext]) -> String {
 }
 
 fn approximate_size(r: &ClassifierContext) -> usize {
-    let State::Large(s) = &r.state;
-    s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>() + 4096
+    match &r.state {
+        State::Large(s) => s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>() + 4096,
+        _ => 16 * 1024,
+    }
 }
 
 fn request(out: &mut String, r: &ClassifierContext) {
     let mut o = Obj::new(out);
-    let State::Large(s) = &r.state;
-    large_state(o.key("state"), s);
+    match &r.state {
+        State::Large(s) => large_state(o.key("state"), s),
+        // Whole items are small (≤ 4,000 characters each): serde_json is fast enough.
+        other => o.key("state").push_str(&serde_json::to_string(other).unwrap_or_else(|_| "{}".to_string())),
+    }
     let q = o.key("questions");
     let mut qs = Obj::new(q);
     for (k, question) in &r.questions.0 {

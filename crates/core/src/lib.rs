@@ -12,6 +12,9 @@
 pub mod chunk;
 pub mod decide;
 pub mod entry;
+pub mod exchange;
+pub mod images;
+pub mod items;
 pub mod json;
 pub mod pass;
 pub mod read;

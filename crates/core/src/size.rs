@@ -12,7 +12,7 @@
 //! header is at the start (a JPEG's frame header can follow a large EXIF block,
 //! so the prefix grows until the header is found or the data ends).
 
-use crate::entry::Block;
+use crate::entry::{Block, Content, Message};
 use crate::text::js_len;
 
 /// Pixels per token (Anthropic's image token estimate, used by seed 001).
@@ -86,6 +86,25 @@ pub fn blocks_chars(blocks: &[Block]) -> usize {
             Block::Other => 0,
         })
     })
+}
+
+/// Characters of user or custom content: a string by length, blocks as above.
+pub fn content_chars(content: &Content) -> usize {
+    match content {
+        Content::Text(t) => js_len(t),
+        Content::Blocks(b) => blocks_chars(b),
+    }
+}
+
+/// Characters of a model-visible message (summaries by their text; roles the
+/// core does not read count 0).
+pub fn message_chars(m: &Message) -> usize {
+    match m {
+        Message::User { content } | Message::Custom { content, .. } => content_chars(content),
+        Message::Assistant { content, .. } | Message::ToolResult { content, .. } => blocks_chars(content),
+        Message::CompactionSummary { summary } | Message::BranchSummary { summary } => js_len(summary),
+        Message::Other => 0,
+    }
 }
 
 /// Decodes standard or URL-safe base64 until the first character that is not

@@ -134,14 +134,14 @@ pub struct Large {
 }
 
 /// Every model-visible message in order, with the index of its entry.
-fn flatten(entries: &[ContextEntry]) -> Vec<(usize, &Message)> {
+pub(crate) fn flatten(entries: &[ContextEntry]) -> Vec<(usize, &Message)> {
     entries.iter().enumerate().flat_map(|(i, e)| e.messages.iter().map(move |m| (i, m))).collect()
 }
 
 /// A steering message: a user message whose preceding message, custom notices
 /// aside, is a tool result or an assistant message with tool calls (§2). It
 /// was sent while the agent worked, so it continues the run.
-fn is_steering(flat: &[(usize, &Message)], at: usize) -> bool {
+pub(crate) fn is_steering(flat: &[(usize, &Message)], at: usize) -> bool {
     let before = flat.get(..at).unwrap_or(&[]);
     match before.iter().rev().map(|(_, m)| *m).find(|m| !matches!(m, Message::Custom { .. })) {
         Some(Message::ToolResult { .. }) => true,
@@ -164,7 +164,7 @@ fn run_start(flat: &[(usize, &Message)]) -> Option<usize> {
 
 /// A user message as the classifier reads it: its text, or the image-only
 /// placeholder.
-fn user_text(m: &Message) -> String {
+pub(crate) fn user_text(m: &Message) -> String {
     match m {
         Message::User { content } => content_text(content),
         _ => String::new(),
