@@ -78,7 +78,7 @@ fn input(text: &str) -> PassInput {
             Message::Assistant { content: vec![Block::Text { text: "module-7 retries.".into() }], stop_reason: None },
         ),
     ];
-    PassInput { entries, settings: Settings::default() }
+    PassInput { entries, settings: Settings::default(), classifier: true }
 }
 
 /// Keeps every fifth chunk of each request.

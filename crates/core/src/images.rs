@@ -35,6 +35,8 @@ pub struct ImageEdit {
     /// Sizes before and after (images by pixels).
     pub before_chars: usize,
     pub after_chars: usize,
+    /// Context characters from this entry to the end (set by the pass).
+    pub rewrite_chars: usize,
 }
 
 impl ImageEdit {
@@ -48,6 +50,7 @@ impl ImageEdit {
             texts: f.list("texts", |t| t.as_str().map(str::to_string).unwrap_or_default()),
             before_chars: f.count("beforeChars"),
             after_chars: f.count("afterChars"),
+            rewrite_chars: f.count("rewriteChars"),
         }
     }
 }
@@ -121,6 +124,7 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
             before_chars: blocks_chars(content),
             after_chars: blocks_chars(&after_blocks),
             texts,
+            rewrite_chars: 0,
         });
     }
     out

@@ -226,7 +226,10 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
         o.entries
             .iter()
             .map(|d| match d {
-                Draft::ContextEdit { replacement, .. } => replacement.content.iter().map(|b| b.text.len() + 64).sum(),
+                Draft::ContextEdit { replacement: Some(replacement), .. } => {
+                    replacement.content.iter().map(|b| b.text.len() + 64).sum()
+                }
+                Draft::ContextEdit { replacement: None, .. } => 64,
                 Draft::Custom { .. } => 1024,
             })
             .sum::<usize>()
@@ -244,6 +247,11 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
             Draft::ContextEdit { target_id, replacement } => {
                 e.str("type", "context_edit");
                 e.str("targetId", target_id);
+                let Some(replacement) = replacement else {
+                    e.key("replacement").push_str("null");
+                    e.end();
+                    continue;
+                };
                 let mut r = Obj::new(e.key("replacement"));
                 let content = r.key("content");
                 content.push('[');

@@ -8,9 +8,9 @@
 //! appends the drafts. Not for: I/O, timing or the rules of each step (those
 //! live in `span`, `chunk`, `decide` and `render`).
 //!
-//! Whole items (§4) and mid-run checkpoints (§7) slot in as more request
-//! kinds in the plan and more result kinds in the record: `Phase` and
-//! `ResultKind` already name them.
+//! Whole items (§4: `items`, `exchange`, `images`) are more requests in the
+//! same plan, run by the same limiter, and more results in the same record.
+//! Mid-run checkpoints (§7) will slot in the same way: `Phase` names them.
 //!
 //! The pass state goes to JavaScript and comes back: everything `finish`
 //! reads is in it, and an altered one cannot make `finish` panic (ranges are
@@ -25,6 +25,9 @@ use crate::decide::{
     RequestOutcome, ResultInput, Verdict,
 };
 use crate::entry::ContextEntry;
+use crate::exchange::PlannedExchange;
+use crate::images::ImageEdit;
+use crate::items::PlannedSmall;
 use crate::read::Fields;
 use crate::render::{file_offset, tool_label, Numbering};
 use crate::settings::Settings;
@@ -36,12 +39,21 @@ pub const RECORD_TYPE: &str = "context-guard";
 pub const RECORD_VERSION: u32 = 1;
 
 /// What the pass reads.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PassInput {
     /// `event.context.contextEntries` as plain data (see `entry`).
     pub entries: Vec<ContextEntry>,
     pub settings: Settings,
+    /// The classifier and its credential are there. Without them only old
+    /// images are removed (they need no request).
+    pub classifier: bool,
+}
+
+impl Default for PassInput {
+    fn default() -> Self {
+        PassInput { entries: Vec::new(), settings: Settings::default(), classifier: true }
+    }
 }
 
 /// When a pass runs.
@@ -65,6 +77,8 @@ pub enum Skip {
     NoLargeOutputs,
     /// Its large outputs add up to less than `minRunChars`.
     BelowMinRunChars,
+    /// No classifier, and no old image to remove.
+    NoClassifier,
 }
 
 impl Skip {
@@ -74,6 +88,7 @@ impl Skip {
             Skip::NoRun => "no-run",
             Skip::NoLargeOutputs => "no-large-outputs",
             Skip::BelowMinRunChars => "below-min-run-chars",
+            Skip::NoClassifier => "no-classifier",
         }
     }
 }
@@ -100,6 +115,14 @@ pub struct PassState {
     /// The run's final answer (for `keepCitedFiles`).
     pub answer: String,
     pub outputs: Vec<PlannedOutput>,
+    /// Per large output, the context characters from its entry to the end
+    /// (the cache rewrite its edit causes; for the exchange break-even).
+    pub large_rewrite: Vec<usize>,
+    pub small: Vec<PlannedSmall>,
+    pub exchanges: Vec<PlannedExchange>,
+    pub images: Vec<ImageEdit>,
+    /// Provider requests the session has had so far (assistant messages).
+    pub requests_so_far: usize,
 }
 
 /// One large output, cut and assigned to requests.
@@ -172,8 +195,9 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Draft {
+    /// `replacement: null` omits the entry (only whole exchanges, §11).
     #[serde(rename = "context_edit", rename_all = "camelCase")]
-    ContextEdit { target_id: String, replacement: Replacement },
+    ContextEdit { target_id: String, replacement: Option<Replacement> },
     #[serde(rename = "custom", rename_all = "camelCase")]
     Custom { custom_type: String, data: Record },
 }
@@ -245,6 +269,7 @@ impl PassInput {
                 Value::Object(map) => crate::settings::parse_object(&map),
                 _ => Settings::default(),
             },
+            classifier: !matches!(f.take("classifier"), Value::Bool(false)),
         }
     }
 }
@@ -264,6 +289,11 @@ impl PassState {
             requests: f.count("requests"),
             answer: f.string("answer"),
             outputs: f.list("outputs", PlannedOutput::from_value),
+            large_rewrite: f.list("largeRewrite", |v| v.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0)),
+            small: f.list("small", PlannedSmall::from_value),
+            exchanges: f.list("exchanges", PlannedExchange::from_value),
+            images: f.list("images", ImageEdit::from_value),
+            requests_so_far: f.count("requestsSoFar"),
         }
     }
 }
@@ -314,68 +344,67 @@ fn skipped(settings: &Settings, why: Skip) -> Plan {
     }
 }
 
-/// Step one: the run, its large outputs, their chunks and segments, and one
-/// classifier request per segment that may be sent.
+/// Context characters from each entry to the end: the part of the prompt
+/// cache an edit of that entry rewrites.
+fn suffix_chars(entries: &[ContextEntry]) -> Vec<usize> {
+    let mut out = vec![0usize; entries.len()];
+    let mut sum = 0usize;
+    for (i, e) in entries.iter().enumerate().rev() {
+        sum = sum.saturating_add(e.messages.iter().map(crate::size::message_chars).sum());
+        if let Some(slot) = out.get_mut(i) {
+            *slot = sum;
+        }
+    }
+    out
+}
+
+/// Step one: the run; its large outputs, their chunks and segments and one
+/// classifier request per segment that may be sent; its small outputs and
+/// the old exchanges, batched as whole items; and the old images, which need
+/// no request. Without a classifier only the images.
 pub fn plan(input: &PassInput) -> Plan {
     let s = &input.settings;
     if !s.enabled {
         return skipped(s, Skip::Off);
     }
-    let Some(run) = find_run(&input.entries, s) else {
+    let entries = &input.entries;
+    let Some(run) = find_run(entries, s) else {
         return skipped(s, Skip::NoRun);
     };
-    let large = large_outputs(&input.entries, &run, s);
-    if large.total_chars == 0 {
-        return skipped(s, Skip::NoLargeOutputs);
+    let suffix = suffix_chars(entries);
+    let rewrite = |i: usize| suffix.get(i).copied().unwrap_or(0);
+    let index_of = |id: &str| entries.iter().position(|e| e.id == id).unwrap_or(0);
+    let mut images = crate::images::old_images(entries, s.image_keep_turns);
+    for im in &mut images {
+        im.rewrite_chars = rewrite(index_of(&im.entry_id));
     }
-    if large.below_min_run {
-        return skipped(s, Skip::BelowMinRunChars);
-    }
+    let requests_so_far =
+        entries.iter().filter(|e| matches!(e.messages.first(), Some(crate::entry::Message::Assistant { .. }))).count();
 
     let mut requests = Vec::new();
-    let mut outputs = Vec::with_capacity(large.outputs.len());
-    for o in &large.outputs {
-        let chunked = chunk(&o.text);
-        let segs = segments(&chunked.chunks, s.max_segment_chars, s.max_chunks_per_segment);
-        // The chunks cover the output: their lines are its lines.
-        let lines = chunked.chunks.iter().map(|c| c.lines).sum();
-        let parts = segs.iter().filter(|g| !g.oversize).count();
-        let mut planned = Vec::with_capacity(segs.len());
-        let mut part = 0;
-        for seg in segs {
-            if seg.oversize {
-                planned.push(PlannedSegment { segment: seg, request: None });
-                continue;
-            }
-            part += 1;
-            let part_chunks = chunked.chunks.get(seg.first..seg.first.saturating_add(seg.count)).unwrap_or(&[]);
-            let texts: Vec<&str> = part_chunks.iter().map(|c| chunk_text(&o.text, c).unwrap_or("")).collect();
-            requests.push(large_request(&RequestInput {
-                run: &run,
-                tool: &o.tool,
-                arguments: &o.arguments,
-                is_error: o.is_error,
-                lines,
-                part,
-                parts,
-                first_number: seg.first + 1,
-                chunk_texts: &texts,
-            }));
-            planned.push(PlannedSegment { segment: seg, request: Some(requests.len() - 1) });
+    let mut outputs = Vec::new();
+    let mut large_rewrite = Vec::new();
+    let mut small = Vec::new();
+    let mut exchanges = Vec::new();
+    let mut large_skip = None;
+    if input.classifier {
+        let large = large_outputs(entries, &run, s);
+        if large.total_chars == 0 {
+            large_skip = Some(Skip::NoLargeOutputs);
+        } else if large.below_min_run {
+            large_skip = Some(Skip::BelowMinRunChars);
         }
-        outputs.push(PlannedOutput {
-            entry_id: o.entry_id.clone(),
-            tool: o.tool.clone(),
-            label: tool_label(&o.tool, &o.arguments),
-            is_error: o.is_error,
-            text: o.text.clone(),
-            chars: o.chars,
-            lines,
-            grep: chunked.grep,
-            file_offset: file_offset(&o.tool, &o.arguments),
-            chunks: chunked.chunks,
-            segments: planned,
-        });
+        for o in &large.outputs {
+            large_rewrite.push(rewrite(o.entry_index));
+            outputs.push(plan_large(o, &run, s, &mut requests));
+        }
+        plan_small(entries, &run, s, &rewrite, &mut requests, &mut small);
+        plan_exchanges(entries, &run, s, &rewrite, &mut requests, &mut exchanges);
+    } else {
+        large_skip = Some(Skip::NoClassifier);
+    }
+    if requests.is_empty() && images.is_empty() {
+        return skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
     }
     let count = requests.len();
     Plan {
@@ -387,7 +416,131 @@ pub fn plan(input: &PassInput) -> Plan {
             requests: count,
             answer: run.answer,
             outputs,
+            large_rewrite,
+            small,
+            exchanges,
+            images,
+            requests_so_far,
         },
+    }
+}
+
+/// One large output cut into chunks and segments, one request per sendable segment.
+fn plan_large(
+    o: &crate::span::Output,
+    run: &crate::span::Run,
+    s: &Settings,
+    requests: &mut Vec<crate::decide::ClassifierContext>,
+) -> PlannedOutput {
+    let chunked = chunk(&o.text);
+    let segs = segments(&chunked.chunks, s.max_segment_chars, s.max_chunks_per_segment);
+    // The chunks cover the output: their lines are its lines.
+    let lines = chunked.chunks.iter().map(|c| c.lines).sum();
+    let parts = segs.iter().filter(|g| !g.oversize).count();
+    let mut planned = Vec::with_capacity(segs.len());
+    let mut part = 0;
+    for seg in segs {
+        if seg.oversize {
+            planned.push(PlannedSegment { segment: seg, request: None });
+            continue;
+        }
+        part += 1;
+        let part_chunks = chunked.chunks.get(seg.first..seg.first.saturating_add(seg.count)).unwrap_or(&[]);
+        let texts: Vec<&str> = part_chunks.iter().map(|c| chunk_text(&o.text, c).unwrap_or("")).collect();
+        requests.push(large_request(&RequestInput {
+            run,
+            tool: &o.tool,
+            arguments: &o.arguments,
+            is_error: o.is_error,
+            lines,
+            part,
+            parts,
+            first_number: seg.first + 1,
+            chunk_texts: &texts,
+        }));
+        planned.push(PlannedSegment { segment: seg, request: Some(requests.len() - 1) });
+    }
+    PlannedOutput {
+        entry_id: o.entry_id.clone(),
+        tool: o.tool.clone(),
+        label: tool_label(&o.tool, &o.arguments),
+        is_error: o.is_error,
+        text: o.text.clone(),
+        chars: o.chars,
+        lines,
+        grep: chunked.grep,
+        file_offset: file_offset(&o.tool, &o.arguments),
+        chunks: chunked.chunks,
+        segments: planned,
+    }
+}
+
+/// The small outputs in batches (§4 "Batching"), keyed `output_N` across the pass.
+fn plan_small(
+    entries: &[ContextEntry],
+    run: &crate::span::Run,
+    s: &Settings,
+    rewrite: &dyn Fn(usize) -> usize,
+    requests: &mut Vec<crate::decide::ClassifierContext>,
+    out: &mut Vec<PlannedSmall>,
+) {
+    use crate::items::{batches, output_key, small_item, small_item_chars, small_outputs, small_request};
+    let candidates = small_outputs(entries, &run.clone(), s);
+    let items: Vec<_> = candidates.iter().map(small_item).collect();
+    let sizes: Vec<usize> = items.iter().map(small_item_chars).collect();
+    for (first, count) in batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
+        let request = requests.len();
+        let mut batch = Vec::with_capacity(count);
+        for i in first..first.saturating_add(count) {
+            let (Some(c), Some(item)) = (candidates.get(i), items.get(i)) else { continue };
+            let key = output_key(i + 1);
+            out.push(PlannedSmall {
+                entry_id: c.output.entry_id.clone(),
+                tool: c.output.tool.clone(),
+                label: item.tool.clone(),
+                chars: c.output.chars,
+                key: key.clone(),
+                request,
+                rewrite_chars: rewrite(c.output.entry_index),
+            });
+            batch.push((key, item.clone()));
+        }
+        requests.push(small_request(run, batch));
+    }
+}
+
+/// The eligible old exchanges in batches, keyed `exchange_N`.
+fn plan_exchanges(
+    entries: &[ContextEntry],
+    run: &crate::span::Run,
+    s: &Settings,
+    rewrite: &dyn Fn(usize) -> usize,
+    requests: &mut Vec<crate::decide::ClassifierContext>,
+    out: &mut Vec<PlannedExchange>,
+) {
+    use crate::exchange::{candidates, exchange_key, item, item_chars, request, stub, STUB_QUOTE};
+    let spans = candidates(entries, run, s);
+    let items: Vec<_> = spans.iter().map(item).collect();
+    let sizes: Vec<usize> = items.iter().map(item_chars).collect();
+    for (first, count) in crate::items::batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
+        let req = requests.len();
+        let mut batch = Vec::with_capacity(count);
+        for i in first..first.saturating_add(count) {
+            let (Some(x), Some(it)) = (spans.get(i), items.get(i)) else { continue };
+            let key = exchange_key(i + 1);
+            out.push(PlannedExchange {
+                prompt_id: x.prompt_id.clone(),
+                label: crate::render::one_line(&x.prompt, STUB_QUOTE),
+                omit_ids: x.editable.iter().filter_map(|&e| entries.get(e)).map(|e| e.id.clone()).collect(),
+                chars: x.chars,
+                stub: stub(x),
+                key: key.clone(),
+                request: req,
+                rewrite_chars: rewrite(x.prompt_index),
+            });
+            batch.push((key, it.clone()));
+        }
+        requests.push(request(run, batch));
     }
 }
 
@@ -418,7 +571,9 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let mut edits = Vec::new();
     let mut results = Vec::with_capacity(pass.outputs.len());
     let mut saved = 0usize;
-    for o in &pass.outputs {
+    // The cache rewrite the edits other than exchange omissions cause (§4 break-even).
+    let mut other_rewrite = 0usize;
+    for (k, o) in pass.outputs.iter().enumerate() {
         if !covers(o) {
             // A state that came back altered: keep the output, say why.
             results.push(ResultRecord {
@@ -471,9 +626,10 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         );
         if let Some(text) = decision.replacement {
             saved = saved.saturating_add(o.chars.saturating_sub(decision.after_chars));
+            other_rewrite = other_rewrite.max(pass.large_rewrite.get(k).copied().unwrap_or(0));
             edits.push(Draft::ContextEdit {
                 target_id: o.entry_id.clone(),
-                replacement: Replacement { content: vec![TextBlock { kind: "text", text }] },
+                replacement: Some(text_replacement(vec![text])),
             });
         }
         results.push(ResultRecord {
@@ -489,6 +645,113 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             omitted: Vec::new(),
         });
     }
+    let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
+
+    // Small outputs (§4): P ≥ smallKeepThreshold keeps, else the stub.
+    for p in &pass.small {
+        let d = crate::items::decide_small(p, outcome_of(p.request), s);
+        let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
+        if let Some(stub) = d.stub {
+            saved = saved.saturating_add(p.chars.saturating_sub(after));
+            other_rewrite = other_rewrite.max(p.rewrite_chars);
+            edits.push(Draft::ContextEdit {
+                target_id: p.entry_id.clone(),
+                replacement: Some(text_replacement(vec![stub])),
+            });
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Small,
+            entry_id: p.entry_id.clone(),
+            tool: p.tool.clone(),
+            label: p.label.clone(),
+            outcome: if after < p.chars { ResultOutcome::Removed } else { ResultOutcome::Kept },
+            reason: d.reason,
+            before_chars: p.chars,
+            after_chars: after,
+            jev: d.trace,
+            omitted: Vec::new(),
+        });
+    }
+    for im in &pass.images {
+        other_rewrite = other_rewrite.max(im.rewrite_chars);
+    }
+
+    // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
+    let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
+        .exchanges
+        .iter()
+        .map(|x| {
+            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), s);
+            (x, unrelated, reason, trace)
+        })
+        .collect();
+    let stub_len = |x: &PlannedExchange| crate::text::js_len(&x.stub);
+    let unrelated_saved =
+        judged.iter().filter(|j| j.1).fold(0usize, |a, (x, ..)| a.saturating_add(x.chars.saturating_sub(stub_len(x))));
+    let unrelated_rewrite = judged.iter().filter(|j| j.1).map(|(x, ..)| x.rewrite_chars).max().unwrap_or(0);
+    let omit = crate::exchange::pays_off(
+        unrelated_saved,
+        unrelated_rewrite.saturating_sub(other_rewrite),
+        pass.requests_so_far,
+        s,
+    );
+    let mut omitted_ids: Vec<&str> = Vec::new();
+    for (x, unrelated, reason, trace) in judged {
+        let go = unrelated && omit;
+        let mut omitted = Vec::new();
+        if go {
+            saved = saved.saturating_add(x.chars.saturating_sub(stub_len(x)));
+            edits.push(Draft::ContextEdit {
+                target_id: x.prompt_id.clone(),
+                replacement: Some(text_replacement(vec![x.stub.clone()])),
+            });
+            for id in &x.omit_ids {
+                edits.push(Draft::ContextEdit { target_id: id.clone(), replacement: None });
+                omitted_ids.push(id);
+            }
+            omitted.push(x.prompt_id.clone());
+            omitted.extend(x.omit_ids.iter().cloned());
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Exchange,
+            entry_id: x.prompt_id.clone(),
+            tool: String::new(),
+            label: x.label.clone(),
+            outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
+            reason: if unrelated && !go { "deferred".to_string() } else { reason },
+            before_chars: x.chars,
+            after_chars: if go { stub_len(x) } else { x.chars },
+            jev: trace,
+            omitted,
+        });
+    }
+
+    // Old images (§4): no request; an entry the pass omits keeps that edit.
+    let mut image_edits = 0usize;
+    for im in pass.images.iter().filter(|im| !omitted_ids.contains(&im.entry_id.as_str())) {
+        if im.texts.is_empty() {
+            continue;
+        }
+        image_edits += 1;
+        saved = saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
+        edits.push(Draft::ContextEdit {
+            target_id: im.entry_id.clone(),
+            replacement: Some(text_replacement(im.texts.clone())),
+        });
+        results.push(ResultRecord {
+            kind: ResultKind::Image,
+            entry_id: im.entry_id.clone(),
+            tool: im.tool.clone(),
+            label: format!("{} image{}", im.images, if im.images == 1 { "" } else { "s" }),
+            outcome: ResultOutcome::Removed,
+            reason: format!("{} turns old", im.turns),
+            before_chars: im.before_chars,
+            after_chars: im.after_chars,
+            jev: String::new(),
+            omitted: Vec::new(),
+        });
+    }
+
     let requests = pass.requests;
     let (input_tokens, cost_usd) = answers
         .outcomes
@@ -498,7 +761,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .fold((0.0, 0.0), |(t, c), (dt, dc)| (t + dt, c + dc));
     let timed_out =
         answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
-    let record = (requests > 0).then(|| Record {
+    let record = (requests > 0 || image_edits > 0).then(|| Record {
         v: RECORD_VERSION,
         phase: pass.phase,
         model: s.model.clone(),
@@ -515,6 +778,11 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
     }
     Outcome { entries, record, saved_chars: saved }
+}
+
+/// A replacement of text blocks.
+fn text_replacement(texts: Vec<String>) -> Replacement {
+    Replacement { content: texts.into_iter().map(|text| TextBlock { kind: "text", text }).collect() }
 }
 
 /// [`plan`] over JSON: `PassInput` (UTF-8 JSON bytes) in; the JSON text of
@@ -606,7 +874,7 @@ mod tests {
             entries.push(entry(&format!("r{i}"), result(&format!("c{i}"), tool, &outputs[i].3)));
         }
         entries.push(entry("end", say("status is set in src/f3.ts.")));
-        PassInput { entries, settings: Settings::default() }
+        PassInput { entries, settings: Settings::default(), classifier: true }
     }
 
     /// Answers that keep the chunks whose text contains `needle`.
@@ -761,7 +1029,7 @@ mod tests {
         assert_eq!(rec.results[0].outcome, ResultOutcome::Distilled);
         assert!(rec.results[0].reason.contains("oversize"), "{}", rec.results[0].reason);
         assert!(rec.results[0].jev.contains("oversize"));
-        let Draft::ContextEdit { replacement, .. } = &out.entries[0] else { panic!("no edit") };
+        let Draft::ContextEdit { replacement: Some(replacement), .. } = &out.entries[0] else { panic!("no edit") };
         assert!(replacement.content[0].text.contains(&long_line));
     }
 
@@ -772,7 +1040,7 @@ mod tests {
         let p = plan(&inp);
         assert_eq!(p.pass.outputs[0].numbering(), Numbering::File { offset: 101 });
         let out = finish(&p.pass, &answer_keeping(&p, "fn line_200()"));
-        let Draft::ContextEdit { replacement, .. } = &out.entries[0] else { panic!("no edit") };
+        let Draft::ContextEdit { replacement: Some(replacement), .. } = &out.entries[0] else { panic!("no edit") };
         let text = &replacement.content[0].text;
         assert!(text.contains("[… file lines 101-"), "{text}");
         assert!(text.starts_with("[context-guard] Distilled the output of read `src/a.rs` from line 101: kept "));
@@ -796,5 +1064,111 @@ mod tests {
         let _ = finish(&bad, &answers);
         bad.outputs[0].chunks.clear();
         let _ = finish(&bad, &answers);
+    }
+
+    /// Answers every bool question of whole-item requests with `p(key)`.
+    fn answer_items(plan: &Plan, p: impl Fn(&str) -> f64) -> PassAnswers {
+        let outcomes = plan
+            .requests
+            .iter()
+            .map(|r| {
+                let v = serde_json::to_value(r).unwrap();
+                let mut answers = serde_json::Map::new();
+                for k in v["questions"].as_object().unwrap().keys() {
+                    answers.insert(k.clone(), json!({"type": "bool", "probability": p(k)}));
+                }
+                RequestOutcome::Answered { answers: Value::Object(answers), input_tokens: 10.0, cost_usd: 0.0 }
+            })
+            .collect();
+        PassAnswers { outcomes, timed_out: false, ms: 5.0 }
+    }
+
+    fn whole_session() -> Vec<ContextEntry> {
+        use crate::images::tests::{png_b64, shot};
+        let mut e = Vec::new();
+        for n in 0..4 {
+            e.push(entry(&format!("u{n}"), user(&format!("old task {n} 日本😀"))));
+            e.push(entry(&format!("a{n}"), call(&format!("c{n}"), "bash", json!({"command": format!("cat f{n}")}))));
+            e.push(entry(&format!("r{n}"), result(&format!("c{n}"), "bash", &"old ".repeat(1000))));
+            e.push(entry(&format!("s{n}"), say("done")));
+        }
+        e.push(entry("u", user("check the screenshot and the log")));
+        e.push(entry("ai", call("c-shot", "read", json!({"path": "shot.png"}))));
+        e.push(shot("shot", "Read image file [image/png]", &png_b64(1280, 960)));
+        e.push(entry("al", call("cl", "bash", json!({"command": "cat log"}))));
+        e.push(entry("rl", result("cl", "bash", &"log line 😀\n".repeat(60))));
+        e.push(entry("m1", say("one")));
+        e.push(entry("m2", say("two")));
+        e.push(entry("end", say("The log is fine.")));
+        e
+    }
+
+    #[test]
+    fn whole_items_small_exchanges_and_images_in_one_pass() {
+        let mut inp = PassInput { entries: whole_session(), settings: Settings::default(), classifier: true };
+        inp.settings.exchange_break_even = false;
+        let p = plan(&inp);
+        assert_eq!(p.pass.small.len(), 1);
+        assert_eq!(p.pass.exchanges.len(), 2, "u2 and u3 are the recent two");
+        assert_eq!(p.pass.images.len(), 1);
+        assert_eq!(p.requests.len(), 2, "one batch of small outputs, one of exchanges");
+        let out = finish(&p.pass, &answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 }));
+        let v = serde_json::to_value(&out.entries).unwrap();
+        let edits: Vec<&Value> = v.as_array().unwrap().iter().filter(|e| e["type"] == "context_edit").collect();
+        let target = |id: &str| edits.iter().find(|e| e["targetId"] == id).copied();
+        assert!(target("rl").unwrap()["replacement"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[context-guard] Omitted the output of bash `cat log`"));
+        assert!(target("u0").unwrap()["replacement"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[context-guard] Omitted an earlier exchange judged unrelated"));
+        for id in ["a0", "r0", "s0"] {
+            assert_eq!(target(id).unwrap()["replacement"], Value::Null, "{id}");
+        }
+        assert!(target("u1").is_none(), "exchange_2 is related");
+        let shot = target("shot").unwrap();
+        assert_eq!(shot["replacement"]["content"][1]["text"], "Read image file [image/png]");
+        let rec = out.record.unwrap();
+        let kinds: Vec<(ResultKind, ResultOutcome)> = rec.results.iter().map(|r| (r.kind, r.outcome)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (ResultKind::Small, ResultOutcome::Removed),
+                (ResultKind::Exchange, ResultOutcome::Removed),
+                (ResultKind::Exchange, ResultOutcome::Kept),
+                (ResultKind::Image, ResultOutcome::Removed),
+            ]
+        );
+        assert_eq!(rec.results[1].omitted, ["u0", "a0", "r0", "s0"]);
+        assert_eq!(rec.results[1].jev, "p.05");
+        assert_eq!(rec.saved_chars, out.saved_chars);
+        assert_eq!(rec.saved_chars, rec.results.iter().map(|r| r.before_chars - r.after_chars).sum::<usize>());
+        // The JSON form writes `replacement: null`, byte for byte as serde_json.
+        let (_, state, _) = plan_json(&serde_json::to_vec(&inp).unwrap()).unwrap();
+        let answers = answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 });
+        let text = finish_json(&state, &serde_json::to_vec(&answers).unwrap()).unwrap();
+        assert_eq!(text, serde_json::to_string(&finish(&p.pass, &answers)).unwrap());
+    }
+
+    #[test]
+    fn break_even_defers_and_images_work_without_a_classifier() {
+        let inp = PassInput { entries: whole_session(), settings: Settings::default(), classifier: true };
+        let p = plan(&inp);
+        let out = finish(&p.pass, &answer_items(&p, |_| 0.05));
+        let rec = out.record.unwrap();
+        let ex: Vec<&ResultRecord> = rec.results.iter().filter(|r| r.kind == ResultKind::Exchange).collect();
+        assert!(ex.iter().all(|r| r.outcome == ResultOutcome::Kept && r.reason == "deferred"), "{ex:?}");
+        let none = PassInput { classifier: false, ..inp.clone() };
+        let p = plan(&none);
+        assert!(p.requests.is_empty());
+        let out = finish(&p.pass, &PassAnswers::default());
+        let rec = out.record.unwrap();
+        assert_eq!((rec.requests, rec.results.len(), rec.results[0].kind), (0, 1, ResultKind::Image));
+        assert_eq!(rec.results[0].reason, "4 turns old");
+        let mut off = none;
+        off.settings.image_keep_turns = 0;
+        assert_eq!(plan(&off).pass.skipped, Some(Skip::NoClassifier));
     }
 }

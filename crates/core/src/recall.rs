@@ -12,9 +12,10 @@
 //! needed. It has no look-around and no back-references; those answer with an
 //! error that says so.
 //!
-//! The transcript of an omitted exchange (§10, recall of a prompt that shows
-//! the exchange stub) comes with the exchange pruning of §4: it plugs in as a
-//! new [`Recalled`] case.
+//! Recalling the prompt of an omitted exchange (§4) returns the transcript
+//! of exactly the entries the exchange omitted (`## user`, `## assistant`
+//! with `[tool call]` lines, `## tool result (tool)`, `## custom message
+//! (type)`), with the user's images attached.
 
 use regex_lite::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -94,6 +95,35 @@ pub struct RecallRequest {
     /// The raw message of the entry (`getEntry(entryId).message`), `None` when
     /// there is no such entry or it holds no message.
     pub message: Option<Message>,
+    /// For a user message: the raw entries after it on the branch and the
+    /// ids the latest record lists as omitted with it (see [`transcript`]).
+    pub exchange: Option<ExchangeSource>,
+}
+
+/// What an exchange transcript is read from.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct ExchangeSource {
+    /// The ids the latest exchange record lists as omitted, `None` without one.
+    pub omitted: Option<Vec<String>>,
+    /// Branch entries after the prompt, in order: `(id, raw message)`.
+    pub entries: Vec<(String, Message)>,
+}
+
+impl ExchangeSource {
+    pub fn from_value(v: Value) -> ExchangeSource {
+        let mut f = crate::read::Fields::of(v);
+        let omitted = match f.take("omitted") {
+            Value::Array(ids) => Some(ids.into_iter().filter_map(|i| i.as_str().map(str::to_string)).collect()),
+            _ => None,
+        };
+        ExchangeSource {
+            omitted,
+            entries: f.list("entries", |e| {
+                let mut e = crate::read::Fields::of(e);
+                (e.string("id"), Message::from_value(e.take("message")))
+            }),
+        }
+    }
 }
 
 impl RecallRequest {
@@ -115,6 +145,10 @@ impl RecallRequest {
                 Value::Null => None,
                 m => Some(Message::from_value(m)),
             },
+            exchange: match f.take("exchange") {
+                Value::Null => None,
+                x => Some(ExchangeSource::from_value(x)),
+            },
         }
     }
 }
@@ -131,6 +165,9 @@ pub struct RecallReply {
     /// Indexes into the raw message's `content` of the image blocks to attach
     /// after the text, in order.
     pub images: Vec<usize>,
+    /// For an exchange transcript: `[entry, block]` of the user images to
+    /// attach, entry 0 being the prompt and `i + 1` the source's entry `i`.
+    pub exchange_images: Vec<[usize; 2]>,
 }
 
 /// What a recalled entry is.
@@ -142,7 +179,7 @@ enum Recalled<'a> {
 }
 
 fn error(text: String) -> RecallReply {
-    RecallReply { text, is_error: true, images: Vec::new() }
+    RecallReply { text, is_error: true, ..RecallReply::default() }
 }
 
 /// [`recall`] over JSON text (see `pass::plan_json` for why text).
@@ -177,7 +214,13 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
                 .map(|(i, _)| i)
                 .collect(),
         },
-        Some(Message::User { .. }) => Recalled::Other("a user message"),
+        Some(prompt @ Message::User { .. }) => match &req.exchange {
+            Some(source) if stub_shown(source, &req.entry_id) => {
+                let (text, images) = transcript(prompt, source);
+                return exchange_reply(req, &text, images);
+            }
+            _ => Recalled::Other("a user message"),
+        },
         Some(Message::Assistant { .. }) => Recalled::Other("an assistant message"),
         Some(_) => Recalled::Other("not a tool output"),
     };
@@ -212,6 +255,108 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
         }
     }
     reply
+}
+
+/// Only a prompt the guard omitted has a transcript: a record names it, or
+/// the extension found entries after it.
+fn stub_shown(source: &ExchangeSource, _entry_id: &str) -> bool {
+    source.omitted.is_some() || !source.entries.is_empty()
+}
+
+/// The transcript searched or windowed like an output; user images attached
+/// only to a plain recall.
+fn exchange_reply(req: &RecallRequest, text: &str, images: Vec<[usize; 2]>) -> RecallReply {
+    let query = match Query::new(req, text) {
+        Ok(q) => q,
+        Err(e) => return error(e),
+    };
+    let plain = query.pattern.is_none() && query.offset == 1 && query.limit.is_none();
+    let mut reply = search(text, &query);
+    if plain && !reply.is_error {
+        reply.exchange_images = images.into_iter().take(MAX_IMAGES).collect();
+    }
+    reply
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The transcript of an omitted exchange (§10): the prompt, then exactly the
+/// entries the record lists as omitted (without a record: the entries up to
+/// the next prompt), and the `[entry, block]` of every user image.
+pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[usize; 2]>) {
+    let mut sections: Vec<String> = Vec::new();
+    let mut images: Vec<[usize; 2]> = Vec::new();
+    let image_blocks = |blocks: &[Block]| -> Vec<usize> {
+        blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Image { .. })).map(|(i, _)| i).collect()
+    };
+    let user = |k: usize, content: &crate::entry::Content, images: &mut Vec<[usize; 2]>| {
+        let mut text = format!("## user\n{}", crate::span::content_text(content));
+        if let crate::entry::Content::Blocks(b) = content {
+            let found = image_blocks(b);
+            if !found.is_empty() {
+                text.push_str(&format!("\n[{} attached]", plural(found.len(), "image", "images")));
+            }
+            images.extend(found.into_iter().map(|i| [k, i]));
+        }
+        text
+    };
+    if let Message::User { content } = prompt {
+        sections.push(user(0, content, &mut images));
+    }
+    let mut previous_calls = false;
+    for (k, (id, m)) in source.entries.iter().enumerate() {
+        match &source.omitted {
+            Some(ids) if !ids.contains(id) => continue,
+            // Without a record: up to the next prompt (a user message that is
+            // not a steering message).
+            None if m.is_user() && !previous_calls => break,
+            _ => {}
+        }
+        previous_calls = matches!(m, Message::ToolResult { .. }) || m.has_tool_calls();
+        let section = match m {
+            Message::User { content } => user(k + 1, content, &mut images),
+            Message::Assistant { content, .. } => {
+                let mut text = String::from("## assistant");
+                for b in content {
+                    match b {
+                        Block::Text { text: t } if !t.is_empty() => {
+                            text.push('\n');
+                            text.push_str(t);
+                        }
+                        Block::ToolCall { name, arguments, .. } => {
+                            text.push_str(&format!(
+                                "\n[tool call] {name} {}",
+                                serde_json::to_string(arguments).unwrap_or_default()
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+                text
+            }
+            Message::ToolResult { tool_name, content, .. } => {
+                let mut text = format!("## tool result ({tool_name})\n{}", blocks_text(content));
+                let n = image_blocks(content).len();
+                if n > 0 {
+                    text.push_str(&format!(
+                        "\n[{}: {} shows {}]",
+                        plural(n, "image", "images"),
+                        crate::render::recall_call(id),
+                        if n == 1 { "it" } else { "them" }
+                    ));
+                }
+                text
+            }
+            Message::Custom { custom_type, content } => {
+                format!("## custom message ({custom_type})\n{}", content.text())
+            }
+            _ => continue,
+        };
+        sections.push(section);
+    }
+    (sections.join("\n\n"), images)
 }
 
 /// The checked parameters of a call.
@@ -328,7 +473,12 @@ fn search(text: &str, q: &Query) -> RecallReply {
     let plain = q.pattern.is_none() && q.offset == 1 && q.limit.is_none();
     if plain && js_len(text) <= MAX_CHARS && text_lines(text).nth(MAX_LINES).is_none() {
         // Within the caps: every byte as it was.
-        return RecallReply { text: text.to_string(), is_error: false, images: Vec::new() };
+        return RecallReply {
+            text: text.to_string(),
+            is_error: false,
+            images: Vec::new(),
+            exchange_images: Vec::new(),
+        };
     }
     // Candidate lines: (line number, line).
     let mut total = 0usize;
@@ -351,7 +501,7 @@ fn search(text: &str, q: &Query) -> RecallReply {
         return RecallReply {
             text: format!("No lines match the pattern {} ({searched} lines searched).", show_pattern(p)),
             is_error: false,
-            images: Vec::new(),
+            ..RecallReply::default()
         };
     }
     if q.offset > total {
@@ -399,7 +549,7 @@ fn search(text: &str, q: &Query) -> RecallReply {
             last.saturating_add(1)
         ));
     }
-    RecallReply { text: out, is_error: false, images: Vec::new() }
+    RecallReply { text: out, is_error: false, ..RecallReply::default() }
 }
 
 /// A pattern as a note shows it: one line, clipped.
@@ -432,7 +582,7 @@ mod tests {
     fn a_plain_recall_returns_every_byte() {
         let text = "a\n\nb 😀 日本\n";
         let r = recall(&req(text));
-        assert_eq!(r, RecallReply { text: text.into(), is_error: false, images: vec![] });
+        assert_eq!(r, RecallReply { text: text.into(), ..RecallReply::default() });
     }
 
     #[test]
@@ -613,5 +763,56 @@ mod tests {
             println!("{ms:>5} ms  {p}  {}", r.text.chars().take(60).collect::<String>());
             assert!(ms < 1000, "{p}: {ms} ms");
         }
+    }
+
+    #[test]
+    fn an_omitted_exchange_recalls_as_a_transcript_with_user_images() {
+        let m = |v: Value| Message::from_value(v);
+        let prompt = m(serde_json::json!({"role": "user", "content": [
+            {"type": "text", "text": "fix 日本 😀"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]}));
+        let source = ExchangeSource {
+            omitted: Some(vec!["a".into(), "r".into(), "c".into()]),
+            entries: vec![
+                (
+                    "a".into(),
+                    m(serde_json::json!({"role": "assistant", "content": [
+                    {"type": "text", "text": "Looking."}, {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}]})),
+                ),
+                (
+                    "r".into(),
+                    m(serde_json::json!({"role": "toolResult", "toolName": "bash", "content": [
+                    {"type": "text", "text": "a.rs"}, {"type": "image", "data": "AAAA"}]})),
+                ),
+                ("c".into(), m(serde_json::json!({"role": "custom", "customType": "notice", "content": "done"}))),
+                ("later".into(), m(serde_json::json!({"role": "user", "content": "not part of it"}))),
+            ],
+        };
+        let req = RecallRequest {
+            entry_id: "u".into(),
+            message: Some(prompt),
+            exchange: Some(source),
+            ..RecallRequest::default()
+        };
+        let reply = recall(&req);
+        assert!(!reply.is_error);
+        assert_eq!(
+            reply.text,
+            "## user\nfix 日本 😀\n[1 image attached]\n\n## assistant\nLooking.\n[tool call] bash {\"command\":\"ls\"}\n\n\
+             ## tool result (bash)\na.rs\n[1 image: recall({\"entryId\":\"r\"}) shows it]\n\n## custom message (notice)\ndone"
+        );
+        assert_eq!(reply.exchange_images, vec![[0, 1]]);
+        // Without a record: up to the next prompt.
+        let mut req2 = req.clone();
+        if let Some(x) = &mut req2.exchange {
+            x.omitted = None;
+        }
+        assert_eq!(recall(&req2).text, reply.text);
+        // A pattern searches the transcript and attaches nothing.
+        req2.pattern = Some("bash".into());
+        let found = recall(&req2);
+        assert!(found.exchange_images.is_empty() && found.text.contains("[tool call] bash"));
+        // A user message with no exchange is not recallable.
+        req2.exchange = None;
+        assert!(recall(&req2).is_error);
     }
 }

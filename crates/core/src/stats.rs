@@ -12,9 +12,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::entry::{ContextEntry, Message};
+use crate::exchange::STUB_PREFIX;
 use crate::read::Fields;
 use crate::render::MARK;
-use crate::size::blocks_chars;
+use crate::size::{blocks_chars, content_chars, message_chars};
 use crate::text::short_count;
 
 /// What the statistics read: the projected entries an edit changed (the
@@ -68,9 +69,20 @@ pub struct StatusText {
 /// The savings and usage on the branch.
 pub fn stats(input: &StatsInput) -> Stats {
     let mut out = Stats::default();
-    for entry in &input.edited {
+    let mut edited = input.edited.iter().peekable();
+    while let Some(entry) = edited.next() {
         if let Some(saved) = saved_by_note(entry) {
             out.saved_chars = out.saved_chars.saturating_add(saved);
+            out.items += 1;
+        } else if let Some(stub) = exchange_stub(entry) {
+            // An omitted exchange: its prompt's raw size and every entry after
+            // it the model no longer sees (Pi keeps those with no messages),
+            // minus the stub.
+            let mut raw = entry.raw.as_ref().map_or(0, message_chars);
+            while let Some(next) = edited.next_if(|e| e.messages.is_empty()) {
+                raw = raw.saturating_add(next.raw.as_ref().map_or(0, message_chars));
+            }
+            out.saved_chars = out.saved_chars.saturating_add(raw.saturating_sub(stub));
             out.items += 1;
         }
     }
@@ -114,6 +126,17 @@ fn saved_by_note(entry: &ContextEntry) -> Option<usize> {
         return None;
     }
     Some(blocks_chars(raw).saturating_sub(blocks_chars(visible)))
+}
+
+/// The stub's size when this entry is a prompt showing the exchange stub
+/// while its raw message is not one.
+fn exchange_stub(entry: &ContextEntry) -> Option<usize> {
+    let ([Message::User { content }], Some(Message::User { content: raw })) = (entry.messages.as_slice(), &entry.raw)
+    else {
+        return None;
+    };
+    let text = content.text();
+    (text.starts_with(STUB_PREFIX) && !raw.text().starts_with(MARK)).then(|| content_chars(content))
 }
 
 /// Seed 001's status texts for a guard that is on and ready: `🛡 0 saved`,
@@ -274,5 +297,33 @@ mod tests {
             assert!(stats_json(text).is_ok(), "{text}");
         }
         assert!(stats_json("not json").is_err());
+    }
+
+    #[test]
+    fn an_omitted_exchange_counts_its_raw_size_minus_the_stub() {
+        let stub = "[context-guard] Omitted an earlier exchange judged unrelated: \"日本😀\"";
+        let prompt = ContextEntry::from_value(json!({
+            "id": "u", "entryType": "message",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": stub}]}],
+            "raw": {"role": "user", "content": "日本😀 question"}
+        }));
+        let omitted = |id: &str, raw: Value| {
+            ContextEntry::from_value(json!({"id": id, "entryType": "message", "messages": [], "raw": raw}))
+        };
+        let input = StatsInput {
+            edited: vec![
+                prompt,
+                omitted("a", json!({"role": "assistant", "content": [{"type": "text", "text": "x".repeat(3000)}]})),
+                omitted("r", json!({"role": "toolResult", "content": [{"type": "text", "text": "y".repeat(2000)}]})),
+                edited(&"z".repeat(1000), "[context-guard] Omitted the output"),
+            ],
+            marks: vec![],
+        };
+        let s = stats(&input);
+        assert_eq!(s.items, 2);
+        let prompt_chars = crate::text::js_len("日本😀 question");
+        let stub_chars = crate::text::js_len(stub);
+        let note = crate::text::js_len("[context-guard] Omitted the output");
+        assert_eq!(s.saved_chars, prompt_chars + 5000 - stub_chars + 1000 - note);
     }
 }

@@ -240,7 +240,7 @@ fn plan_and_finish_never_panic_and_edits_are_well_formed() {
             history_exchanges: rng.below(4),
             ..Settings::default()
         };
-        let input = PassInput { entries: entries(&mut rng, &output), settings };
+        let input = PassInput { entries: entries(&mut rng, &output), settings, classifier: rng.below(4) != 0 };
         let p = plan(&input);
         let keep = if rng.chance(10) { rng.below(3) } else { usize::MAX };
         let mut outcomes: Vec<RequestOutcome> = Vec::new();
@@ -345,7 +345,20 @@ fn recall_never_panics_and_stays_within_the_caps() {
                     json!({"role": "toolResult", "content": [{"type": "text", "text": body}]}),
                 )),
             },
+            exchange: None,
         };
+        let mut req = req;
+        if rng.chance(5) {
+            // The prompt of an omitted exchange, with arbitrary entries after it.
+            req.message = Some(Message::from_value(json!({"role": "user", "content": text(&mut rng, 20)})));
+            let entries = (0..rng.below(6))
+                .map(|i| (format!("e{i}"), Message::from_value(if rng.chance(2) { value(&mut rng, 0) } else {
+                    json!({"role": "toolResult", "toolName": "bash", "content": [{"type": "text", "text": body}]})
+                })))
+                .collect();
+            let omitted = rng.chance(2).then(|| vec!["e1".to_string(), text(&mut rng, 2)]);
+            req.exchange = Some(context_guard_core::recall::ExchangeSource { omitted, entries });
+        }
         let r = recall(&req);
         if !r.is_error {
             assert!(r.text.lines().count() <= 2000 + 3, "{} lines", r.text.lines().count());
@@ -377,5 +390,138 @@ fn settings_and_labels_never_panic() {
         let label = tool_label(&text(&mut rng, 3), &value(&mut rng, 0));
         assert!(!label.contains('\n'));
         let _ = image_chars(&text(&mut rng, 30));
+    }
+}
+
+/// Sessions of many exchanges (tool calls, steering, custom messages,
+/// images, omissions and edits by others) with arbitrary whole-item answers:
+/// the pass never panics, and an omission never leaves a tool call without
+/// its result or a result without its call.
+#[test]
+fn whole_items_never_panic_and_omissions_keep_calls_with_results() {
+    let mut rng = Rng(0x5eed_0006);
+    let png = "iVBORw0KGgoAAAANSUhEUgAABQAAAAPACAYAAAA";
+    let msg = |v: Value| Message::from_value(v);
+    let entry = |id: &str, m: Message| ContextEntry {
+        id: id.into(),
+        entry_type: "message".into(),
+        messages: vec![m],
+        raw: None,
+    };
+    for _ in 0..300 {
+        let mut entries: Vec<ContextEntry> = Vec::new();
+        let mut n = 0;
+        let mut id = |p: &str| {
+            n += 1;
+            format!("{p}{n}")
+        };
+        for _ in 0..1 + rng.below(7) {
+            entries.push(entry(&id("u"), msg(json!({"role": "user", "content": text(&mut rng, 40)}))));
+            for _ in 0..rng.below(4) {
+                let call = id("c");
+                let tool = ["bash", "read", "grep", "edit"][rng.below(4)];
+                entries.push(entry(
+                    &id("a"),
+                    msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": call, "name": tool, "arguments": {"command": text(&mut rng, 3), "path": "a.rs"}}]})),
+                ));
+                let len = 1 + rng.below(1500);
+                let mut content = vec![json!({"type": "text", "text": text(&mut rng, len)})];
+                if rng.chance(5) {
+                    content.push(json!({"type": "image", "data": if rng.chance(2) { png.to_string() } else { text(&mut rng, 5) }, "mimeType": "image/png"}));
+                }
+                let mut r = entry(
+                    &id("r"),
+                    msg(
+                        json!({"role": "toolResult", "toolCallId": call, "toolName": tool, "isError": rng.chance(10), "content": content}),
+                    ),
+                );
+                if rng.chance(15) {
+                    r.raw = Some(r.messages[0].clone());
+                    if rng.chance(2) {
+                        r.messages.clear();
+                    }
+                }
+                entries.push(r);
+                if rng.chance(10) {
+                    entries.push(entry(&id("s"), msg(json!({"role": "user", "content": text(&mut rng, 5)}))));
+                }
+                if rng.chance(10) {
+                    let mut c = entry(
+                        &id("m"),
+                        msg(json!({"role": "custom", "customType": "note", "content": text(&mut rng, 20)})),
+                    );
+                    c.entry_type = "custom_message".into();
+                    entries.push(c);
+                }
+            }
+            entries.push(entry(
+                &id("z"),
+                msg(json!({"role": "assistant", "content": [{"type": "text", "text": text(&mut rng, 30)}]})),
+            ));
+        }
+        let settings = Settings {
+            small_result_min_chars: rng.below(600),
+            min_result_chars: 200 + rng.below(2000),
+            keep_recent_exchanges: rng.below(3),
+            exchange_break_even: rng.chance(2),
+            image_keep_turns: rng.below(4),
+            max_segment_chars: 500 + rng.below(5000),
+            max_chunks_per_segment: 1 + rng.below(40),
+            ..Settings::default()
+        };
+        let input = PassInput { entries: entries.clone(), settings, classifier: !rng.chance(5) };
+        let p = plan(&input);
+        let outcomes = p
+            .requests
+            .iter()
+            .map(|r| {
+                let v = serde_json::to_value(r).unwrap();
+                let mut m = serde_json::Map::new();
+                for k in v["questions"].as_object().map(|q| q.keys().cloned().collect::<Vec<_>>()).unwrap_or_default() {
+                    if !rng.chance(8) {
+                        m.insert(k, json!({"probability": (rng.below(101) as f64) / 100.0}));
+                    }
+                }
+                if rng.chance(10) {
+                    outcome(&mut rng, 3)
+                } else {
+                    RequestOutcome::Answered { answers: Value::Object(m), input_tokens: 1.0, cost_usd: 0.0 }
+                }
+            })
+            .collect();
+        let out = finish(&p.pass, &PassAnswers { outcomes, timed_out: rng.chance(10), ms: 1.0 });
+        let v = serde_json::to_value(&out.entries).unwrap();
+        let nulls: Vec<&str> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "context_edit" && e["replacement"].is_null())
+            .filter_map(|e| e["targetId"].as_str())
+            .collect();
+        // Every call id of an omitted assistant entry has its result omitted too, and back.
+        let calls_of = |e: &ContextEntry| -> Vec<String> {
+            let v = serde_json::to_value(&e.messages).unwrap();
+            let mut ids = Vec::new();
+            for m in v.as_array().unwrap() {
+                if let Some(id) = m["toolCallId"].as_str() {
+                    ids.push(id.to_string());
+                }
+                for b in m["content"].as_array().into_iter().flatten() {
+                    if let Some(id) = b["id"].as_str() {
+                        ids.push(id.to_string());
+                    }
+                }
+            }
+            ids
+        };
+        let omitted: Vec<String> =
+            entries.iter().filter(|e| nulls.contains(&e.id.as_str())).flat_map(calls_of).collect();
+        let kept: Vec<String> = entries.iter().filter(|e| !nulls.contains(&e.id.as_str())).flat_map(calls_of).collect();
+        for id in &omitted {
+            assert!(!kept.contains(id), "call {id} split by an omission");
+        }
+        let bytes = serde_json::to_vec(&input).unwrap();
+        let (_, state, _) = plan_json(&bytes).unwrap();
+        let _ = finish_json(&state, b"{}");
     }
 }
