@@ -3,9 +3,9 @@
 //
 // Every handler is wrapped: a failure becomes a message, never an exception
 // that reaches Pi.
-import { writeSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type CoreResult, callCore, core } from "../core.ts";
+import { say } from "../say.ts";
 import { collect } from "./collect.ts";
 import type { ContextReport } from "./types.ts";
 import { showScreen } from "./view.ts";
@@ -14,7 +14,6 @@ export const USAGE = "Usage: /context (the report) or /context compact [instruct
 export const BUSY =
   "Not compacting: a turn or a compaction is running, and Pi's compaction would abort it. Wait for it (or stop it), then compact.";
 
-type Level = "info" | "warning" | "error";
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -50,24 +49,6 @@ export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFro
     }
   }
   return result;
-}
-
-/**
- * Tells the user. In print mode Pi's `notify` is a no-op and Pi points
- * `process.stdout` at stderr, so the report — the answer `pi -p "/context"`
- * asked for — goes straight to file descriptor 1 (errors to 2). In json mode
- * stdout is Pi's event stream and nothing extra is written.
- */
-export function say(ctx: ExtensionContext, text: string, level: Level): void {
-  try {
-    if (ctx.mode === "print" && !ctx.hasUI) {
-      writeSync(level === "error" ? 2 : 1, `${text}\n`);
-      return;
-    }
-    ctx.ui.notify(text, level);
-  } catch {
-    // Nowhere left to report to; the session is untouched.
-  }
 }
 
 export interface CompactCallbacks {

@@ -10,8 +10,9 @@ import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@e
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
 import type { GuardSettings, PassOutcome } from "../guard-types.ts";
+import { say } from "../say.ts";
 import { disabledBy } from "../switches.ts";
-import { coreEntries, type ProjectedEntry } from "./collect.ts";
+import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { findClassifier } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
@@ -49,11 +50,7 @@ export function registerGuard(pi: ExtensionAPI): void {
   const warnOnce = (ctx: ExtensionContext, message: string) => {
     if (warned.has(message)) return;
     warned.add(message);
-    try {
-      ctx.ui.notify(`context-guard: ${message}`, "warning");
-    } catch {
-      // No UI to warn in; the session stays as it was either way.
-    }
+    say(ctx, `context-guard: ${message}`, "warning");
   };
   const settingsOf = (ctx: ExtensionContext): Loaded => {
     if (!loaded) {
@@ -110,26 +107,25 @@ export function registerGuard(pi: ExtensionAPI): void {
       const { settings } = settingsOf(ctx);
       if (!settings.enabled) return undefined;
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
-      if (!lookup.ok) {
-        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
-        return undefined;
-      }
+      // Without the classifier only old images go (they need no request, guard.md §4).
+      if (!lookup.ok) ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
       const entries = coreEntries(event.context.contextEntries as unknown as ProjectedEntry[]);
-      const planned = callCore(() => guardCore.planPass({ entries, settings }));
+      const planned = callCore(() => guardCore.planPass({ entries, settings, classifier: lookup.ok }));
       if (!planned.ok) {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
         return undefined;
       }
-      if (planned.value.requests.length === 0) return undefined;
+      if (planned.value.skipped) return undefined;
 
-      setStatus(ctx, "🛡 distilling…");
+      // One list of requests for every kind (large, small, exchange), under one limiter and one budget.
+      const requests = lookup.ok ? planned.value.requests : [];
+      if (requests.length > 0) setStatus(ctx, "🛡 distilling…");
       const classify: Classify = (context, options) =>
-        ctx.modelRegistry.classify(lookup.model as never, context as never, options) as ReturnType<Classify>;
-      const run = await runRequests(planned.value.requests, classify, {
-        concurrency: settings.concurrency,
-        timeoutMs: settings.timeoutMs,
-        signal: ctx.signal,
-      });
+        ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
+      const run =
+        requests.length > 0
+          ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })
+          : { outcomes: [], timedOut: false, ms: 0 };
       const outcome = callCore<PassOutcome>(() => guardCore.finishPass(planned.value.state, run));
       if (!outcome.ok) {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
@@ -159,11 +155,19 @@ export function registerGuard(pi: ExtensionAPI): void {
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const entry = ctx.sessionManager.getEntry(params.entryId) as { type?: string; message?: { content?: unknown } } | undefined;
         const message = entry?.type === "message" ? entry.message : undefined;
-        const reply = callCore(() => guardCore.recall({ ...params, message }));
+        // The prompt of an omitted exchange recalls the exchange (guard.md §10).
+        const exchange = (message as { role?: string } | undefined)?.role === "user" ? exchangeSource(ctx.sessionManager.getBranch() as never, params.entryId) : undefined;
+        const reply = callCore(() => guardCore.recall({ ...params, message, exchange }));
         if (!reply.ok) throw new Error(`recall failed: ${reply.error}`);
         if (reply.value.isError) throw new Error(reply.value.text);
         const blocks = Array.isArray(message?.content) ? (message.content as { type: string }[]) : [];
         const images = reply.value.images.map((i) => blocks[i]).filter((b) => b?.type === "image");
+        for (const [at, block] of reply.value.exchangeImages ?? []) {
+          const source = at === 0 ? message : exchange?.entries[at - 1]?.message;
+          const content = (source as { content?: unknown } | undefined)?.content;
+          const image = Array.isArray(content) ? (content[block] as { type: string } | undefined) : undefined;
+          if (image?.type === "image") images.push(image);
+        }
         return {
           content: [{ type: "text" as const, text: reply.value.text }, ...(images as never[])],
           details: { entryId: params.entryId, images: images.length },
@@ -182,27 +186,27 @@ export function registerGuard(pi: ExtensionAPI): void {
         if (word === "on" || word === "off") {
           const { path } = settingsOf(ctx);
           const current = readSettingsText(path);
-          if (current.error) return ctx.ui.notify(`context-guard: ${current.error}; nothing changed`, "error");
+          if (current.error) return say(ctx, `context-guard: ${current.error}; nothing changed`, "error");
           const next = callCore(() => guardCore.setEnabled(current.text ?? "{}", word === "on"));
-          if (!next.ok) return ctx.ui.notify(`context-guard: ${path} is not a JSON object (${next.error}); nothing changed`, "error");
+          if (!next.ok) return say(ctx, `context-guard: ${path} is not a JSON object (${next.error}); nothing changed`, "error");
           const failed = writeSettingsText(path, next.value);
-          if (failed) return ctx.ui.notify(`context-guard: ${failed}`, "error");
+          if (failed) return say(ctx, `context-guard: ${failed}`, "error");
           loaded = undefined;
           refreshStatus(ctx);
-          return ctx.ui.notify(`context-guard: ${word === "on" ? "on" : "off"} (saved to ${path})`, "info");
+          return say(ctx, `context-guard: ${word === "on" ? "on" : "off"} (saved to ${path})`, "info");
         }
         if (word === "reload") {
           loaded = undefined;
           warned.clear();
           const fresh = settingsOf(ctx);
           refreshStatus(ctx);
-          return ctx.ui.notify(
+          return say(ctx, 
             fresh.warnings.length ? `context-guard: settings reloaded with ${fresh.warnings.length} warning(s)` : `context-guard: settings reloaded from ${fresh.path}`,
             fresh.warnings.length ? "warning" : "info",
           );
         }
         if (word !== "" && word !== "status") {
-          return ctx.ui.notify(`context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off or /guard reload`, "warning");
+          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off or /guard reload`, "warning");
         }
         const { settings, path, warnings } = settingsOf(ctx);
         refreshStatus(ctx);
@@ -224,9 +228,9 @@ export function registerGuard(pi: ExtensionAPI): void {
             coreLoadMs,
           }),
         );
-        ctx.ui.notify(text.ok ? text.value : `context-guard: ${text.error}`, text.ok ? "info" : "error");
+        say(ctx, text.ok ? text.value : `context-guard: ${text.error}`, text.ok ? "info" : "error");
       } catch (error) {
-        ctx.ui.notify(`context-guard: /guard failed: ${(error as Error).message}`, "error");
+        say(ctx, `context-guard: /guard failed: ${(error as Error).message}`, "error");
       }
     },
   });

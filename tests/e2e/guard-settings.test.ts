@@ -108,3 +108,24 @@ test(`Pi ${piVersion}: PI_CONTEXT_GUARD_CONFIG names the settings file`, async (
     await pi.dispose();
   }
 });
+
+test(`Pi ${piVersion}: pi -p "/guard" prints the report on stdout; rpc gets it as a notification`, async () => {
+  const { pi: runPi, startRpc, tempAgent } = await import("../harness/cli.ts");
+  const { repoRoot } = await import("../harness/pi.ts");
+  const dir = tempAgent();
+  try {
+    const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
+    const { stdout } = await runPi(["-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "-p", "/guard"], dir);
+    assert.match(stdout, /^context-guard: on\n {2}model: fakejev\/jev-test/);
+    const rpc = startRpc(dir);
+    try {
+      await rpc.command({ type: "prompt", message: "/guard status" });
+      const note = await rpc.waitFor((r) => r.method === "notify" && String(r.message).startsWith("context-guard: on"));
+      assert.match(String(note.message), /kept out of the window now/);
+    } finally {
+      rpc.close();
+    }
+  } finally {
+    dir.remove();
+  }
+});

@@ -19,13 +19,15 @@ export function tempAgent(guardSettings: Record<string, unknown> = {}): { agentD
   return { agentDir, cwd, remove: () => rmSync(base, { recursive: true, force: true }) };
 }
 
-/** Runs `pi <args>` to completion. */
+/** Runs `pi <args>` to completion, with stdin closed (print mode reads a piped stdin as input). */
 export async function pi(args: string[], options: { agentDir: string; cwd: string; env?: Record<string, string> }) {
-  return run(process.execPath, [piCli, ...args], {
+  const running = run(process.execPath, [piCli, ...args], {
     cwd: options.cwd,
     env: { ...process.env, PI_CODING_AGENT_DIR: options.agentDir, PI_OFFLINE: "1", ...options.env },
     timeout: 60_000,
   });
+  running.child.stdin?.end();
+  return running;
 }
 
 export interface RpcPi {
