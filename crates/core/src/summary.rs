@@ -77,9 +77,11 @@ pub fn summary(input: &SummaryInput) -> String {
         s.cost_usd.max(0.0)
     ));
     lines.push(format!(
-        "  mid-run checkpoints: {}; old exchanges: {}",
-        if input.mid_run { "on" } else { "off" },
-        if input.prune_exchanges { "pruned when unrelated" } else { "kept" }
+        "  old exchanges: {}; mid-run checkpoints: {}",
+        if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
+        // The setting is read (seed 001's files stay valid) but checkpoints are
+        // not built yet: say so rather than "on".
+        if input.mid_run { "not in this version (midRun has no effect yet)" } else { "off" }
     ));
     let records: Vec<Record> = input.records.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()).collect();
     for kind in [ResultKind::Large, ResultKind::Small, ResultKind::Exchange, ResultKind::Image] {
