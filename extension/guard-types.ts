@@ -52,7 +52,7 @@ export interface PlannedPassHandle {
   free(): void;
 }
 
-export type PassSkip = "off" | "no-run" | "no-large-outputs" | "below-min-run-chars";
+export type PassSkip = "off" | "no-run" | "no-large-outputs" | "below-min-run-chars" | "no-classifier";
 
 // ---------------------------------------------------------------------------
 // Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
@@ -121,6 +121,8 @@ export interface PassInput {
   entries: GuardEntry[];
   /** As `ParsedSettings.settings` gave them (read back through the same validation). */
   settings: GuardSettings;
+  /** The classifier and its credential are there (default true); without them only old images go. */
+  classifier?: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -241,6 +243,8 @@ export interface RecallRequest {
   limit?: number;
   /** `getEntry(entryId).message` when the entry is a message entry; absent when the id is unknown. */
   message?: unknown;
+  /** For a user message: the raw branch entries after it and the ids the record that omitted it lists (`null`: none did). */
+  exchange?: { omitted: string[] | null; entries: { id: string; message: unknown }[] };
 }
 
 export interface RecallReply {
@@ -249,6 +253,8 @@ export interface RecallReply {
   isError: boolean;
   /** Indexes into the raw message's `content` of the image blocks to attach after the text. */
   images: number[];
+  /** For an exchange transcript: `[entry, block]` of the user images to attach (entry 0 is the prompt, `i + 1` is `exchange.entries[i]`). */
+  exchangeImages: [number, number][];
 }
 
 export interface RecallToolInfo {

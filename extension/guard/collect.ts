@@ -3,7 +3,7 @@
 
 /** `ProjectedSessionEntry` as far as the guard reads it. */
 export interface ProjectedEntry {
-  sourceEntry: { id: string; type: string; message?: unknown; customType?: string };
+  sourceEntry: { id: string; type: string; message?: unknown; customType?: string; content?: unknown };
   messages: unknown[];
 }
 
@@ -23,7 +23,7 @@ const IMAGE_HEAD_CHARS = 96 * 1024;
 export function coreEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
   return entries.map((entry) => {
     const out: CoreEntry = { id: entry.sourceEntry.id, entryType: entry.sourceEntry.type, messages: entry.messages.map(trimImages) };
-    if (isEdited(entry)) out.raw = trimImages(entry.sourceEntry.message);
+    if (isEdited(entry)) out.raw = trimImages(rawMessage(entry.sourceEntry));
     return out;
   });
 }
@@ -41,15 +41,56 @@ export function editedEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
       id: entry.sourceEntry.id,
       entryType: entry.sourceEntry.type,
       messages: entry.messages.map(trimImages),
-      raw: trimImages(entry.sourceEntry.message),
+      raw: trimImages(rawMessage(entry.sourceEntry)),
     });
   }
   return out;
 }
 
 function isEdited(entry: ProjectedEntry): boolean {
-  const raw = entry.sourceEntry.type === "message" ? entry.sourceEntry.message : undefined;
+  const raw = rawMessage(entry.sourceEntry);
   return raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw));
+}
+
+interface SourceEntry {
+  id: string;
+  type: string;
+  message?: unknown;
+  customType?: string;
+  content?: unknown;
+  data?: unknown;
+}
+
+/** The raw message of an entry Pi can edit: a message, or a custom message as the model sees it. */
+function rawMessage(entry: SourceEntry): unknown {
+  if (entry.type === "message") return entry.message;
+  if (entry.type === "custom_message") return { role: "custom", customType: entry.customType, content: entry.content };
+  return undefined;
+}
+
+/**
+ * What `recall` of a prompt reads: the raw entries after it on the branch, and the ids the latest
+ * record that omitted its exchange lists (`null` when no record omitted it; the core picks the entries).
+ */
+export function exchangeSource(branch: readonly SourceEntry[], promptId: string): { omitted: string[] | null; entries: { id: string; message: unknown }[] } | undefined {
+  const at = branch.findIndex((e) => e.id === promptId);
+  if (at < 0) return undefined;
+  let omitted: string[] | null = null;
+  for (const e of branch) {
+    if (e.type !== "custom" || e.customType !== "context-guard") continue;
+    const results = (e.data as { results?: { kind?: string; entryId?: string; outcome?: string; omitted?: unknown }[] } | undefined)?.results;
+    for (const r of Array.isArray(results) ? results : []) {
+      if (r?.kind === "exchange" && r.entryId === promptId && r.outcome === "removed") {
+        omitted = Array.isArray(r.omitted) ? r.omitted.filter((id): id is string => typeof id === "string") : [];
+      }
+    }
+  }
+  const entries: { id: string; message: unknown }[] = [];
+  for (const e of branch.slice(at + 1)) {
+    const message = rawMessage(e);
+    if (message !== undefined) entries.push({ id: e.id, message });
+  }
+  return { omitted, entries };
 }
 
 function sameContent(a: unknown, b: unknown): boolean {

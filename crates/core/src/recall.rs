@@ -103,7 +103,9 @@ pub struct RecallRequest {
 /// What an exchange transcript is read from.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ExchangeSource {
-    /// The ids the latest exchange record lists as omitted, `None` without one.
+    /// The ids the latest record omitting this exchange lists (empty when it
+    /// lists none: then the entries up to the next prompt); `None` when no
+    /// record omitted it.
     pub omitted: Option<Vec<String>>,
     /// Branch entries after the prompt, in order: `(id, raw message)`.
     pub entries: Vec<(String, Message)>,
@@ -257,10 +259,9 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
     reply
 }
 
-/// Only a prompt the guard omitted has a transcript: a record names it, or
-/// the extension found entries after it.
+/// Only a prompt the guard omitted has a transcript: a record names it.
 fn stub_shown(source: &ExchangeSource, _entry_id: &str) -> bool {
-    source.omitted.is_some() || !source.entries.is_empty()
+    source.omitted.is_some()
 }
 
 /// The transcript searched or windowed like an output; user images attached
@@ -307,11 +308,11 @@ pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[us
     }
     let mut previous_calls = false;
     for (k, (id, m)) in source.entries.iter().enumerate() {
-        match &source.omitted {
-            Some(ids) if !ids.contains(id) => continue,
-            // Without a record: up to the next prompt (a user message that is
-            // not a steering message).
-            None if m.is_user() && !previous_calls => break,
+        match source.omitted.as_deref() {
+            Some(ids) if !ids.is_empty() && !ids.contains(id) => continue,
+            // Without ids: up to the next prompt (a user message that is not
+            // a steering message).
+            Some([]) | None if m.is_user() && !previous_calls => break,
             _ => {}
         }
         previous_calls = matches!(m, Message::ToolResult { .. }) || m.has_tool_calls();
@@ -801,18 +802,20 @@ mod tests {
              ## tool result (bash)\na.rs\n[1 image: recall({\"entryId\":\"r\"}) shows it]\n\n## custom message (notice)\ndone"
         );
         assert_eq!(reply.exchange_images, vec![[0, 1]]);
-        // Without a record: up to the next prompt.
+        // A record without ids: up to the next prompt.
         let mut req2 = req.clone();
         if let Some(x) = &mut req2.exchange {
-            x.omitted = None;
+            x.omitted = Some(Vec::new());
         }
         assert_eq!(recall(&req2).text, reply.text);
         // A pattern searches the transcript and attaches nothing.
         req2.pattern = Some("bash".into());
         let found = recall(&req2);
         assert!(found.exchange_images.is_empty() && found.text.contains("[tool call] bash"));
-        // A user message with no exchange is not recallable.
-        req2.exchange = None;
+        // A user message no record omitted is not recallable.
+        if let Some(x) = &mut req2.exchange {
+            x.omitted = None;
+        }
         assert!(recall(&req2).is_error);
     }
 }
