@@ -137,3 +137,29 @@ export function malformed(kind: "missing" | "nan" | "out-of-range" | "unknown-ch
     }
   });
 }
+
+/**
+ * Registers the stand-in as Pi provider `fakejev`, model `jev-test` (a
+ * classifier in Pi's catalog, found exactly as the guard finds Jev).
+ */
+export function registerStandInClassifier(
+  pi: { registerProvider: (name: string, config: never) => void },
+  classify: (model: { provider: string; id: string; api: string }, context: ClassifyRequest, options?: { signal?: AbortSignal; timeoutMs?: number }) => Promise<unknown>,
+): void {
+  pi.registerProvider("fakejev", {
+    baseUrl: "http://127.0.0.1:9",
+    apiKey: "fake-key",
+    models: [
+      {
+        type: "classifier",
+        id: "jev-test",
+        name: "Stand-in Jev",
+        api: "fake-classify",
+        input: ["text"],
+        cost: { input: 0.042, output: 0, cacheRead: 0, cacheWrite: 0 },
+        contextWindow: 262_144,
+      },
+    ],
+    classifiers: { "fake-classify": { classify } },
+  } as never);
+}

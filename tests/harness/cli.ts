@@ -1,22 +1,15 @@
 // The `pi` command line: package commands and rpc mode, in a temporary agent dir.
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { piCli, repoRoot } from "./pi.ts";
+import { makeWorkspace } from "./workspace.ts";
 
 const run = promisify(execFile);
 
 /** A temporary agent dir (and work folder) for CLI tests. */
 export function tempAgent(guardSettings: Record<string, unknown> = {}): { agentDir: string; cwd: string; remove: () => void } {
-  const base = mkdtempSync(join(tmpdir(), "cg-cli-"));
-  const agentDir = join(base, "agent");
-  const cwd = join(base, "work");
-  mkdirSync(agentDir, { recursive: true });
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(join(agentDir, "context-guard.json"), JSON.stringify({ model: "fakejev/jev-test", ...guardSettings }));
-  return { agentDir, cwd, remove: () => rmSync(base, { recursive: true, force: true }) };
+  return makeWorkspace("cli", { guardSettings });
 }
 
 /** Runs `pi <args>` to completion, with stdin closed (print mode reads a piped stdin as input). */

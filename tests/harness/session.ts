@@ -5,11 +5,9 @@
 // the main model (Pi's faux provider, scripted turn by turn) and the classifier
 // (provider `fakejev`, model `jev-test`, whose behaviour the test chooses).
 // Every provider request and every classifier call is recorded.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { type Behaviour, type ClassifyRequest, keepEverything } from "./classifier.ts";
+import { type Behaviour, type ClassifyRequest, keepEverything, registerStandInClassifier } from "./classifier.ts";
 import { agent, ai, type Loose, piVersion, repoRoot } from "./pi.ts";
+import { makeWorkspace } from "./workspace.ts";
 
 /** A tool call the scripted model makes. */
 export type Call = { tool: string; args: Record<string, unknown>; id?: string };
@@ -94,19 +92,8 @@ let sessionCount = 0;
 
 /** Starts a real Pi session in a temporary folder and agent dir. */
 export async function startSession(options: SessionOptions = {}): Promise<PiSession> {
-  const base = mkdtempSync(join(tmpdir(), "cg-session-"));
-  const cwd = join(base, "work");
-  const agentDir = join(base, "agent");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const [path, text] of Object.entries(options.files ?? {})) {
-    mkdirSync(dirname(join(cwd, path)), { recursive: true });
-    writeFileSync(join(cwd, path), text);
-  }
-  const settings = options.guardSettings ?? {};
-  const settingsText = typeof settings === "string" ? settings : JSON.stringify({ model: "fakejev/jev-test", ...settings });
-  writeFileSync(join(agentDir, "context-guard.json"), settingsText);
-  writeFileSync(join(agentDir, "settings.json"), JSON.stringify(options.piSettings ?? {}));
+  const workspace = makeWorkspace("session", { ...options, piSettings: options.piSettings ?? {} });
+  const { cwd, agentDir } = workspace;
   // The package reads its settings from Pi's agent dir; point both at the temporary one.
   process.env.PI_CODING_AGENT_DIR = agentDir;
   delete process.env.PI_CONTEXT_GUARD_CONFIG;
@@ -168,22 +155,7 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
 
   const harnessExtension = (pi: Loose) => {
     pi.registerProvider(faux.provider);
-    pi.registerProvider("fakejev", {
-      baseUrl: "http://127.0.0.1:9",
-      apiKey: "fake-key",
-      models: [
-        {
-          type: "classifier",
-          id: "jev-test",
-          name: "Stand-in Jev",
-          api: "fake-classify",
-          input: ["text"],
-          cost: { input: 0.042, output: 0, cacheRead: 0, cacheWrite: 0 },
-          contextWindow: 262_144,
-        },
-      ],
-      classifiers: { "fake-classify": { classify } },
-    });
+    registerStandInClassifier(pi, classify);
   };
 
   const loader = new agent.DefaultResourceLoader({
@@ -233,7 +205,7 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
     projection: () => session.sessionManager.buildSessionProjection(),
     dispose: async () => {
       session.dispose();
-      rmSync(base, { recursive: true, force: true });
+      workspace.remove();
     },
   };
 }

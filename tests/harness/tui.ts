@@ -4,10 +4,10 @@
 // a detached tmux session of its own socket; tests send keys and read the pane.
 // Pi's output is never piped (it would draw nothing in the pane).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { piCli, repoRoot } from "./pi.ts";
+import { makeWorkspace } from "./workspace.ts";
 
 export interface TuiOptions {
   width?: number;
@@ -56,20 +56,8 @@ function shellQuote(s: string): string {
 
 /** Starts Pi's TUI in tmux and waits for its editor to be ready. */
 export async function startTui(options: TuiOptions = {}): Promise<Tui> {
-  const base = mkdtempSync(join(tmpdir(), "cg-tui-"));
-  const cwd = join(base, "work");
-  const agentDir = join(base, "agent");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const [path, text] of Object.entries(options.files ?? {})) {
-    mkdirSync(dirname(join(cwd, path)), { recursive: true });
-    writeFileSync(join(cwd, path), text);
-  }
-  const settings = options.guardSettings ?? {};
-  writeFileSync(
-    join(agentDir, "context-guard.json"),
-    typeof settings === "string" ? settings : JSON.stringify({ model: "fakejev/jev-test", ...settings }),
-  );
+  const workspace = makeWorkspace("tui", options);
+  const { base, cwd, agentDir } = workspace;
   const scriptPath = join(base, "script.json");
   writeFileSync(scriptPath, JSON.stringify(options.script ?? []));
 
@@ -137,7 +125,7 @@ export async function startTui(options: TuiOptions = {}): Promise<Tui> {
       } catch {
         // already gone
       }
-      rmSync(base, { recursive: true, force: true });
+      workspace.remove();
     },
   };
   // Pi is ready when its footer shows the model.
