@@ -40,8 +40,8 @@ export function editedEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
     out.push({
       id: entry.sourceEntry.id,
       entryType: entry.sourceEntry.type,
-      messages: entry.messages.map(trimImages),
-      raw: trimImages(rawMessage(entry.sourceEntry)),
+      messages: entry.messages.map(measureTexts),
+      raw: measureTexts(rawMessage(entry.sourceEntry)),
     });
   }
   return out;
@@ -99,7 +99,35 @@ function sameContent(a: unknown, b: unknown): boolean {
   const cb = (b as { content?: unknown })?.content;
   if (ca === cb) return true;
   if (!Array.isArray(ca) || !Array.isArray(cb) || ca.length !== cb.length) return false;
-  return ca.every((block, i) => block === cb[i] || JSON.stringify(block) === JSON.stringify(cb[i]));
+  return ca.every((block, i) => block === cb[i] || sameBlock(block, cb[i]));
+}
+
+// The savings read only a text's length and its start (the guard's marker),
+// so a long text block crosses as its head and its JavaScript length
+// (entry.rs `Block::Measured`): megabytes of distilled output stay on this side.
+const TEXT_HEAD = 64;
+
+function measureTexts(message: unknown): unknown {
+  const trimmed = trimImages(message);
+  const content = (trimmed as { content?: unknown })?.content;
+  if (!Array.isArray(content) || !content.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.length > TEXT_HEAD * 4)) return trimmed;
+  return {
+    ...(trimmed as object),
+    content: content.map((b) => {
+      if (b?.type !== "text" || typeof b.text !== "string" || b.text.length <= TEXT_HEAD * 4) return b;
+      // Never cut a surrogate pair (the core reads UTF-8 and refuses a lone half).
+      const end = (b.text.charCodeAt(TEXT_HEAD - 1) & 0xfc00) === 0xd800 ? TEXT_HEAD - 1 : TEXT_HEAD;
+      return { type: "text", text: b.text.slice(0, end), chars: b.text.length };
+    }),
+  };
+}
+
+/** Text and image blocks by their fields (a string compare stops at the first difference); others as JSON. */
+function sameBlock(a: { type?: unknown; text?: unknown; data?: unknown }, b: { type?: unknown; text?: unknown; data?: unknown } | undefined): boolean {
+  if (a?.type !== b?.type) return false;
+  if (a.type === "text") return a.text === b?.text && Object.keys(a).length === Object.keys(b ?? {}).length;
+  if (a.type === "image") return a.data === b?.data && JSON.stringify({ ...a, data: "" }) === JSON.stringify({ ...b, data: "" });
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function trimImages(message: unknown): unknown {

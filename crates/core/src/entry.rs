@@ -120,6 +120,11 @@ pub enum Block {
         #[serde(default)]
         mime_type: String,
     },
+    /// A long text block the extension measured instead of sending (the
+    /// savings need only its size and its start): `{ type: "text", text:
+    /// <head>, chars: <JavaScript length> }`. Never in a pass input.
+    #[serde(rename = "text")]
+    Measured { head: String, chars: usize },
     #[serde(rename = "toolCall")]
     ToolCall {
         #[serde(default)]
@@ -185,7 +190,10 @@ impl Block {
     pub fn from_value(v: Value) -> Block {
         let Value::Object(mut o) = v else { return Block::Other };
         match o.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" => Block::Text { text: take_str(&mut o, "text") },
+            "text" => match o.get("chars").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()) {
+                Some(chars) => Block::Measured { head: take_str(&mut o, "text"), chars },
+                None => Block::Text { text: take_str(&mut o, "text") },
+            },
             "image" => Block::Image { data: take_str(&mut o, "data"), mime_type: take_str(&mut o, "mimeType") },
             "toolCall" => Block::ToolCall {
                 id: take_str(&mut o, "id"),

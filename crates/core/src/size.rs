@@ -83,6 +83,7 @@ pub fn blocks_chars(blocks: &[Block]) -> usize {
             Block::ToolCall { name, arguments, .. } => {
                 js_len(name).saturating_add(serde_json::to_string(arguments).map_or(0, |a| js_len(&a)))
             }
+            Block::Measured { chars, .. } => *chars,
             Block::Other => 0,
         })
     })

@@ -118,7 +118,9 @@ fn saved_by_note(entry: &ContextEntry) -> Option<usize> {
     };
     let starts_with_mark = |blocks: &[crate::entry::Block]| {
         blocks.iter().find_map(|b| match b {
-            crate::entry::Block::Text { text } => Some(text.starts_with(MARK)),
+            crate::entry::Block::Text { text } | crate::entry::Block::Measured { head: text, .. } => {
+                Some(text.starts_with(MARK))
+            }
             _ => None,
         }) == Some(true)
     };
@@ -325,5 +327,16 @@ mod tests {
         let stub_chars = crate::text::js_len(stub);
         let note = crate::text::js_len("[context-guard] Omitted the output");
         assert_eq!(s.saved_chars, prompt_chars + 5000 - stub_chars + 1000 - note);
+    }
+
+    #[test]
+    fn measured_texts_count_by_their_length() {
+        let e = ContextEntry::from_value(json!({
+            "id": "e", "entryType": "message",
+            "messages": [{"role": "toolResult", "content": [{"type": "text", "text": "[context-guard] Distilled", "chars": 900}]}],
+            "raw": {"role": "toolResult", "content": [{"type": "text", "text": "line 1 日本", "chars": 50_000}]}
+        }));
+        let s = stats(&StatsInput { edited: vec![e], marks: vec![] });
+        assert_eq!((s.items, s.saved_chars), (1, 49_100));
     }
 }
