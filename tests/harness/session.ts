@@ -55,6 +55,8 @@ export interface SessionOptions {
   piSettings?: Record<string, unknown>;
   /** The main model's context window (default 200,000). */
   contextWindow?: number;
+  /** Runs on the agent dir before Pi starts (to write models.json, say). */
+  beforeStart?: (agentDir: string) => void;
 }
 
 export interface PiSession {
@@ -94,6 +96,7 @@ let sessionCount = 0;
 export async function startSession(options: SessionOptions = {}): Promise<PiSession> {
   const workspace = makeWorkspace("session", { ...options, piSettings: options.piSettings ?? {} });
   const { cwd, agentDir } = workspace;
+  options.beforeStart?.(agentDir);
   // The package reads its settings from Pi's agent dir; point both at the temporary one.
   process.env.PI_CODING_AGENT_DIR = agentDir;
   delete process.env.PI_CONTEXT_GUARD_CONFIG;

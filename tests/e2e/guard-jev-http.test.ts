@@ -1,0 +1,56 @@
+// The default classifier's real path, on loopback: the default model id from
+// Pi's catalog, its credential, and Pi's own System One client over HTTP.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { entriesOf } from "../harness/inspect.ts";
+import { piVersion } from "../harness/pi.ts";
+import { startSession } from "../harness/session.ts";
+import { startSystemOne } from "../harness/system-one.ts";
+
+test(`Pi ${piVersion}: the default model, openrouter/~typesafe/jev-latest, through Pi's HTTP client`, async () => {
+  const server = await startSystemOne(
+    (id, call) => {
+      if (id === "keep_whole") return 0.05;
+      const chunk = (call.body.state?.chunks as Record<string, string> | undefined)?.[id];
+      return chunk?.includes("=== 503") ? 0.9 : 0.1;
+    },
+    (_id, options, call) => {
+      const chunks = (call.body.state?.chunks ?? {}) as Record<string, string>;
+      return Object.entries(chunks).find(([, text]) => text.includes("=== 503"))?.[0] ?? (options.includes("none") ? "none" : options[0]);
+    },
+  );
+  const saved = process.env.OPENROUTER_API_KEY;
+  process.env.OPENROUTER_API_KEY = "test-key-not-secret";
+  const pi = await startSession({
+    files: fixtureRepo(),
+    guardSettings: "{}",
+    script: [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."],
+    beforeStart: (agentDir: string) =>
+      writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
+  });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    assert.equal(pi.classifierCalls.length, 0, "the stand-in was not used");
+    assert.ok(server.calls.length >= 2, `${server.calls.length} HTTP requests`);
+    for (const call of server.calls) {
+      assert.equal(call.path, "/systemone");
+      assert.equal(call.authorization, "Bearer test-key-not-secret");
+      assert.equal(call.body.model, "~typesafe/jev-latest");
+      assert.equal(call.body.questions?.keep_whole.type, "noul", "bool questions travel as noul");
+      assert.equal(call.body.questions?.focus.type, "choice");
+    }
+    const record = entriesOf(pi.branch(), "custom", "context-guard")[0].data;
+    assert.equal(record.model, "openrouter/~typesafe/jev-latest");
+    assert.equal(record.results[0].outcome, "distilled");
+    assert.equal(record.inputTokens, 1234 * server.calls.length, "usage comes from the service's answer");
+    assert.match(pi.status("context-guard") ?? "", /^🛡 −\d/);
+  } finally {
+    await pi.dispose();
+    await server.close();
+    if (saved === undefined) delete process.env.OPENROUTER_API_KEY;
+    else process.env.OPENROUTER_API_KEY = saved;
+  }
+});

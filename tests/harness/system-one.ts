@@ -1,0 +1,60 @@
+// A loopback server that speaks TypeSafe's System One protocol, as Pi's own
+// HTTP client sends it for the default classifier (openrouter/~typesafe/jev-latest):
+// POST {baseUrl}/systemone with a bearer key and { model, state, questions },
+// `bool` questions on the wire as `noul`. Pointing Pi's openrouter provider at it
+// (models.json) exercises the default model id, the credential check and Pi's
+// real client end to end, offline.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface SystemOneCall {
+  path: string;
+  authorization: string | undefined;
+  body: { model?: string; state?: Record<string, unknown>; questions?: Record<string, { type: string; criteria?: Record<string, string> }> };
+}
+
+export interface SystemOne {
+  baseUrl: string;
+  calls: SystemOneCall[];
+  close: () => Promise<void>;
+}
+
+/** Answers every `noul` question with `p(id)` and every choice with `choose(id, options)`. */
+export async function startSystemOne(
+  p: (id: string, call: SystemOneCall) => number,
+  choose: (id: string, options: string[], call: SystemOneCall) => string,
+): Promise<SystemOne> {
+  const calls: SystemOneCall[] = [];
+  const read = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let data = "";
+      req.setEncoding("utf8");
+      req.on("data", (d) => {
+        data += d;
+      });
+      req.on("end", () => resolve(data));
+    });
+  const server: Server = createServer(async (req, res) => {
+    const call: SystemOneCall = { path: req.url ?? "", authorization: req.headers.authorization, body: JSON.parse(await read(req)) };
+    calls.push(call);
+    const answers: Record<string, unknown> = {};
+    for (const [id, q] of Object.entries(call.body.questions ?? {})) {
+      if (q.type === "noul") answers[id] = { type: "noul", noul: p(id, call) };
+      else if (q.type === "choice") {
+        const options = Object.keys(q.criteria ?? {});
+        const choice = choose(id, options, call);
+        const probabilities = Object.fromEntries(options.map((o) => [o, o === choice ? 0.8 : 0.2 / Math.max(1, options.length - 1)]));
+        answers[id] = { type: "choice", choice, probabilities, confidence: 0.8 };
+      }
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ answers, usage: { input_tokens: 1234, output_tokens: 5 } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
