@@ -47,7 +47,7 @@ export function editedEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
   return out;
 }
 
-function isEdited(entry: ProjectedEntry): boolean {
+export function isEdited(entry: ProjectedEntry): boolean {
   const raw = rawMessage(entry.sourceEntry);
   return raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw));
 }
@@ -62,7 +62,7 @@ interface SourceEntry {
 }
 
 /** The raw message of an entry Pi can edit: a message, or a custom message as the model sees it. */
-function rawMessage(entry: SourceEntry): unknown {
+export function rawMessage(entry: SourceEntry): unknown {
   if (entry.type === "message") return entry.message;
   if (entry.type === "custom_message") return { role: "custom", customType: entry.customType, content: entry.content };
   return undefined;

@@ -212,7 +212,7 @@ export function registerGuard(pi: ExtensionAPI): void {
         refreshStatus(ctx);
         const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
         const { records, input } = statsInput(ctx);
-        const figures = callCore(() => guardCore.stats(input));
+        const figures = callCore(() => guardCore.savings(input));
         const text = callCore(() =>
           guardCore.summary({
             enabled: settings.enabled,

@@ -31,6 +31,18 @@ export interface StatsInput {
   marks: ({ kind: "record"; data: unknown } | { kind: "compaction" })[];
 }
 
+/**
+ * What the statistics read, as columns (crates/core/src/stats/columns.rs): the
+ * edited messages' shape, their texts' heads joined, the records and
+ * compactions six numbers each, and the images' base64, which stays here.
+ */
+export interface SavingsColumns {
+  shape: Uint32Array;
+  heads: string;
+  marks: Float64Array;
+  images: string[];
+}
+
 export interface GuardStats {
   savedChars: number;
   items: number;
@@ -63,6 +75,15 @@ export interface SummaryInput {
   coreLoadMs: number;
 }
 
+// The heads as UTF-16 code units, written into one reused buffer: one native
+// copy (`encodeInto` to UTF-8 took ~8 times as long for non-ASCII text), and
+// the core compares units without decoding (stats/columns.rs).
+let headBuffer = Buffer.alloc(64 * 1024);
+function headUnits(heads: string): Uint8Array {
+  if (headBuffer.length < heads.length * 2) headBuffer = Buffer.alloc(heads.length * 2);
+  return headBuffer.subarray(0, headBuffer.write(heads, 0, "utf16le"));
+}
+
 export const guardCore = {
   parseSettings: (text: string): ParsedSettings => JSON.parse(wasm.parseSettings(text)),
   setEnabled: (text: string, enabled: boolean): string => wasm.setEnabled(text, enabled),
@@ -79,5 +100,7 @@ export const guardCore = {
   recall: (request: RecallRequest): RecallReply => JSON.parse(wasm.recall(JSON.stringify(request))),
   recallToolInfo: (): RecallToolInfo => JSON.parse(wasm.recallToolInfo()),
   stats: (input: StatsInput): { stats: GuardStats; status: StatusText } => JSON.parse(wasm.guardStats(JSON.stringify(input))),
+  savings: (c: SavingsColumns): { stats: GuardStats; status: StatusText } =>
+    JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
 };

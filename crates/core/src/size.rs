@@ -55,6 +55,44 @@ pub fn image_dimensions(base64: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// Room for a `data:` URL's header (`data:image/png;base64,`) in the first
+/// read of [`image_head`]; media types are tens of characters.
+const DATA_URL_ROOM: usize = 256;
+
+/// The start of an image's base64 data that gives the same dimensions as all
+/// of it (`image_dimensions(&image_head(read)) == image_dimensions(data)`),
+/// read through `read(n)`: the first `n` characters of the data, or all of it
+/// when shorter. A host that keeps megabytes of base64 hands over only the
+/// prefixes [`image_dimensions`] tries, a kilobyte for most images. A `data:`
+/// URL whose header does not end in the first read counts as unreadable.
+pub fn image_head(mut read: impl FnMut(usize) -> String) -> String {
+    let mut asked = DATA_URL_ROOM + PREFIXES[0];
+    let mut text = read(asked);
+    let skip = match text.strip_prefix("data:") {
+        Some(rest) => match rest.find(',') {
+            Some(comma) => "data:".len() + comma + 1,
+            None => return text,
+        },
+        None => 0,
+    };
+    for &chars in &PREFIXES {
+        let want = skip.saturating_add(chars);
+        // Shorter than the last read asked for: this is all of the data.
+        let mut ended = text.len() < asked;
+        if text.len() < want && !ended {
+            asked = want;
+            text = read(asked);
+            ended = text.len() < asked;
+        }
+        let data = text.get(skip..).unwrap_or("");
+        let prefix = data.get(..chars.min(data.len())).unwrap_or(data);
+        if ended || imagesize::blob_size(&decode_base64_prefix(prefix)).is_ok() {
+            return text;
+        }
+    }
+    text
+}
+
 /// Tokens of an image with these dimensions (`None`: unreadable header).
 pub fn image_tokens(dimensions: Option<(usize, usize)>) -> u64 {
     match dimensions {
@@ -76,17 +114,20 @@ pub fn image_chars(base64: &str) -> usize {
 /// calls by their name and JSON arguments. Thinking is not counted here
 /// (the report module has its own rule for it).
 pub fn blocks_chars(blocks: &[Block]) -> usize {
-    blocks.iter().fold(0usize, |sum, b| {
-        sum.saturating_add(match b {
-            Block::Text { text } => js_len(text),
-            Block::Image { data, .. } => image_chars(data),
-            Block::ToolCall { name, arguments, .. } => {
-                js_len(name).saturating_add(serde_json::to_string(arguments).map_or(0, |a| js_len(&a)))
-            }
-            Block::Measured { chars, .. } => *chars,
-            Block::Other => 0,
-        })
-    })
+    blocks.iter().fold(0usize, |sum, b| sum.saturating_add(block_chars(b)))
+}
+
+/// Characters of one content block (see [`blocks_chars`]).
+pub fn block_chars(block: &Block) -> usize {
+    match block {
+        Block::Text { text } => js_len(text),
+        Block::Image { data, .. } => image_chars(data),
+        Block::ToolCall { name, arguments, .. } => {
+            js_len(name).saturating_add(serde_json::to_string(arguments).map_or(0, |a| js_len(&a)))
+        }
+        Block::Measured { chars, .. } => *chars,
+        Block::Other => 0,
+    }
 }
 
 /// Characters of user or custom content: a string by length, blocks as above.
@@ -211,6 +252,31 @@ mod tests {
     fn a_jpeg_header_after_exif_is_found() {
         assert_eq!(image_dimensions(&b64(&jpeg(1200, 800, 100))), Some((1200, 800)));
         assert_eq!(image_dimensions(&b64(&jpeg(1200, 800, 40_000))), Some((1200, 800)));
+    }
+
+    #[test]
+    fn an_image_head_reads_only_what_the_dimensions_need() {
+        let cases = [
+            b64(&png(1280, 960)) + &"A".repeat(300_000),
+            format!("data:image/png;base64,{}", b64(&png(10, 10))),
+            b64(&jpeg(1200, 800, 40_000)),
+            b64(&jpeg(1200, 800, 200_000)),
+            "data:image/png;base64".to_string(),
+            "x".repeat(200_000),
+            String::new(),
+            "日本😀".repeat(1000),
+        ];
+        for data in cases {
+            let mut asked = Vec::new();
+            let head = image_head(|n| {
+                asked.push(n);
+                crate::text::js_prefix(&data, n).to_string()
+            });
+            assert_eq!(image_dimensions(&head), image_dimensions(&data), "{:?}", &data[..data.len().min(40)]);
+            assert!(asked.len() <= 3 && data.starts_with(&head), "{asked:?}");
+        }
+        let png_data = b64(&png(1280, 960)) + &"A".repeat(300_000);
+        assert!(image_head(|n| png_data[..n.min(png_data.len())].to_string()).len() <= DATA_URL_ROOM + 1024);
     }
 
     #[test]

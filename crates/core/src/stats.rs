@@ -7,16 +7,23 @@
 //! usage, and the status-bar text built from them. Not for: deciding
 //! anything; nothing here is remembered between calls, so the figures follow
 //! `/tree`, reloads and compaction.
+//!
+//! The rules ([`tally`]) read each edited entry as an [`Edited`]: per message
+//! its role, the start of its text and its size. The status bar builds those
+//! from columns ([`columns`], [`columns_json`]); [`StatsInput`] is the same
+//! read as JSON ([`stats_json`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::entry::{ContextEntry, Message};
+use crate::entry::{Block, Content, ContextEntry, Message};
 use crate::exchange::STUB_PREFIX;
 use crate::read::Fields;
 use crate::render::MARK;
-use crate::size::{blocks_chars, content_chars, message_chars};
+use crate::size::message_chars;
 use crate::text::short_count;
+
+pub mod columns;
 
 /// What the statistics read: the projected entries an edit changed (the
 /// extension leaves out the unchanged ones, which add nothing), and the
@@ -66,10 +73,119 @@ pub struct StatusText {
     pub rest: String,
 }
 
+/// What the rules read of a message: whether it is a user prompt or a tool
+/// result, the start of the text the model reads, and its size.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Seen<'a> {
+    pub role: Role,
+    /// Its first text block (the head of a measured one), or a string
+    /// content; `None` without text. The text blocks join with a newline, so
+    /// for a one-line prefix, the text starts with it when this does.
+    pub text: Option<Head<'a>>,
+    /// [`message_chars`]: texts by length, images by pixels.
+    pub chars: usize,
+}
+
+/// The start of a text: UTF-8 when read from JSON, UTF-16 code units (as
+/// little-endian byte pairs) when read from the columns, which carry them as
+/// JavaScript holds them so that nothing is encoded or validated per redraw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Head<'a> {
+    Utf8(&'a str),
+    Utf16(&'a [u8]),
+}
+
+impl Head<'_> {
+    pub fn starts_with(self, prefix: &str) -> bool {
+        match self {
+            Head::Utf8(text) => text.starts_with(prefix),
+            // The rules' prefixes are ASCII: one unit a byte, its high byte 0.
+            Head::Utf16(bytes) if prefix.is_ascii() => {
+                bytes.len() >= 2 * prefix.len()
+                    && prefix.bytes().enumerate().all(|(i, b)| bytes[2 * i] == b && bytes[2 * i + 1] == 0)
+            }
+            Head::Utf16(bytes) => {
+                let mut units = bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]]));
+                prefix.encode_utf16().all(|unit| units.next() == Some(unit))
+            }
+        }
+    }
+}
+
+/// The roles the rules tell apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    User,
+    ToolResult,
+    #[default]
+    Other,
+}
+
+/// An edited entry as the rules read it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Edited<'a> {
+    /// How many messages the model sees of it (0: omitted).
+    pub visible: usize,
+    /// The one it sees, when it sees exactly one.
+    pub seen: Option<Seen<'a>>,
+    /// The raw message.
+    pub raw: Seen<'a>,
+}
+
+impl<'a> Seen<'a> {
+    pub fn of(message: &'a Message) -> Seen<'a> {
+        let (role, text) = match message {
+            Message::User { content } => (Role::User, first_text(content)),
+            Message::ToolResult { content, .. } => (Role::ToolResult, first_block_text(content)),
+            Message::Custom { content, .. } => (Role::Other, first_text(content)),
+            Message::Assistant { content, .. } => (Role::Other, first_block_text(content)),
+            _ => (Role::Other, None),
+        };
+        Seen { role, text, chars: message_chars(message) }
+    }
+
+    fn starts_with(&self, prefix: &str) -> bool {
+        self.text.is_some_and(|head| head.starts_with(prefix))
+    }
+}
+
+impl<'a> Edited<'a> {
+    pub fn of(entry: &'a ContextEntry) -> Edited<'a> {
+        Edited {
+            visible: entry.messages.len(),
+            seen: match entry.messages.as_slice() {
+                [one] => Some(Seen::of(one)),
+                _ => None,
+            },
+            raw: entry.raw.as_ref().map(Seen::of).unwrap_or_default(),
+        }
+    }
+}
+
+fn first_text(content: &Content) -> Option<Head<'_>> {
+    match content {
+        Content::Text(text) => Some(Head::Utf8(text)),
+        Content::Blocks(blocks) => first_block_text(blocks),
+    }
+}
+
+fn first_block_text(blocks: &[Block]) -> Option<Head<'_>> {
+    blocks.iter().find_map(|b| match b {
+        Block::Text { text } | Block::Measured { head: text, .. } => Some(Head::Utf8(text)),
+        _ => None,
+    })
+}
+
 /// The savings and usage on the branch.
 pub fn stats(input: &StatsInput) -> Stats {
+    let edited: Vec<Edited> = input.edited.iter().map(Edited::of).collect();
+    tally(&edited, &input.marks)
+}
+
+/// The rules of guard.md §9 over the edited entries (in order) and the marks.
+pub fn tally(edited: &[Edited], marks: &[Mark]) -> Stats {
     let mut out = Stats::default();
-    let mut edited = input.edited.iter().peekable();
+    let mut edited = edited.iter().peekable();
     while let Some(entry) = edited.next() {
         if let Some(saved) = saved_by_note(entry) {
             out.saved_chars = out.saved_chars.saturating_add(saved);
@@ -78,16 +194,16 @@ pub fn stats(input: &StatsInput) -> Stats {
             // An omitted exchange: its prompt's raw size and every entry after
             // it the model no longer sees (Pi keeps those with no messages),
             // minus the stub.
-            let mut raw = entry.raw.as_ref().map_or(0, message_chars);
-            while let Some(next) = edited.next_if(|e| e.messages.is_empty()) {
-                raw = raw.saturating_add(next.raw.as_ref().map_or(0, message_chars));
+            let mut raw = entry.raw.chars;
+            while let Some(next) = edited.next_if(|e| e.visible == 0) {
+                raw = raw.saturating_add(next.raw.chars);
             }
             out.saved_chars = out.saved_chars.saturating_add(raw.saturating_sub(stub));
             out.items += 1;
         }
     }
     let mut saved_before = false;
-    for mark in &input.marks {
+    for mark in marks {
         match mark {
             Mark::Record { saved_chars, requests, input_tokens, cost_usd, mid_run } => {
                 let saved = whole(*saved_chars);
@@ -110,35 +226,21 @@ pub fn stats(input: &StatsInput) -> Stats {
 
 /// What an edited tool result keeps out: raw size − visible size, when what
 /// the model sees is a guard note and the raw output is not one.
-fn saved_by_note(entry: &ContextEntry) -> Option<usize> {
-    let (Some(Message::ToolResult { content: raw, .. }), [Message::ToolResult { content: visible, .. }]) =
-        (&entry.raw, entry.messages.as_slice())
-    else {
-        return None;
-    };
-    let starts_with_mark = |blocks: &[crate::entry::Block]| {
-        blocks.iter().find_map(|b| match b {
-            crate::entry::Block::Text { text } | crate::entry::Block::Measured { head: text, .. } => {
-                Some(text.starts_with(MARK))
-            }
-            _ => None,
-        }) == Some(true)
-    };
-    if !starts_with_mark(visible) || starts_with_mark(raw) {
-        return None;
-    }
-    Some(blocks_chars(raw).saturating_sub(blocks_chars(visible)))
+fn saved_by_note(entry: &Edited) -> Option<usize> {
+    let (Some(visible), raw) = (entry.seen, entry.raw) else { return None };
+    (visible.role == Role::ToolResult
+        && raw.role == Role::ToolResult
+        && visible.starts_with(MARK)
+        && !raw.starts_with(MARK))
+    .then(|| raw.chars.saturating_sub(visible.chars))
 }
 
 /// The stub's size when this entry is a prompt showing the exchange stub
 /// while its raw message is not one.
-fn exchange_stub(entry: &ContextEntry) -> Option<usize> {
-    let ([Message::User { content }], Some(Message::User { content: raw })) = (entry.messages.as_slice(), &entry.raw)
-    else {
-        return None;
-    };
-    let text = content.text();
-    (text.starts_with(STUB_PREFIX) && !raw.text().starts_with(MARK)).then(|| content_chars(content))
+fn exchange_stub(entry: &Edited) -> Option<usize> {
+    let (Some(visible), raw) = (entry.seen, entry.raw) else { return None };
+    (visible.role == Role::User && raw.role == Role::User && visible.starts_with(STUB_PREFIX) && !raw.starts_with(MARK))
+        .then_some(visible.chars)
 }
 
 /// Seed 001's status texts for a guard that is on and ready: `🛡 0 saved`,
@@ -225,9 +327,19 @@ impl StatsInput {
 /// `{ stats, status }` as JSON text, from the JSON text of a `StatsInput`.
 pub fn stats_json(input: &str) -> Result<String, String> {
     let value: Value = serde_json::from_str(input).map_err(|e| format!("stats input: {e}"))?;
-    let stats = stats(&StatsInput::from_value(value));
-    let status = status_text(&stats);
-    serde_json::to_string(&serde_json::json!({ "stats": stats, "status": status })).map_err(|e| e.to_string())
+    Ok(figures_json(&stats(&StatsInput::from_value(value))))
+}
+
+/// `{ stats, status }` as JSON text, from the columns the status bar packs
+/// (see [`columns`]).
+pub fn columns_json(shape: &[u32], heads: &[u8], marks: &[f64], image: impl FnMut(usize, usize) -> String) -> String {
+    let (edited, marks) = columns::read(shape, heads, marks, image);
+    figures_json(&tally(&edited, &marks))
+}
+
+fn figures_json(stats: &Stats) -> String {
+    let status = status_text(stats);
+    serde_json::json!({ "stats": stats, "status": status }).to_string()
 }
 
 #[cfg(test)]
@@ -330,6 +442,24 @@ mod tests {
     }
 
     #[test]
+    fn a_utf16_head_starts_with_what_its_text_does() {
+        let utf16 = |t: &str| t.encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>();
+        for (text, prefix) in [
+            ("[context-guard] x", MARK),
+            ("[context-guard", MARK),
+            ("", MARK),
+            ("日本😀 question", "日本😀"),
+            ("日本😀 question", "日本😁"),
+            ("[context-guard] Omitted an earlier exchange judged", STUB_PREFIX),
+            ("\u{15b}context-guard]", MARK),
+        ] {
+            assert_eq!(Head::Utf16(&utf16(text)).starts_with(prefix), text.starts_with(prefix), "{text:?} {prefix:?}");
+        }
+        // An odd byte count (a cut unit) never matches past it.
+        assert!(!Head::Utf16(&utf16("[c")[..3]).starts_with("[c"));
+    }
+
+    #[test]
     fn measured_texts_count_by_their_length() {
         let e = ContextEntry::from_value(json!({
             "id": "e", "entryType": "message",
@@ -338,5 +468,13 @@ mod tests {
         }));
         let s = stats(&StatsInput { edited: vec![e], marks: vec![] });
         assert_eq!((s.items, s.saved_chars), (1, 49_100));
+        // A long exchange stub, measured, still reads as one by its head.
+        let stub = ContextEntry::from_value(json!({
+            "id": "u", "entryType": "message",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": format!("{STUB_PREFIX} judged"), "chars": 300}]}],
+            "raw": {"role": "user", "content": [{"type": "text", "text": "question", "chars": 5_000}]}
+        }));
+        let s = stats(&StatsInput { edited: vec![stub], marks: vec![] });
+        assert_eq!((s.items, s.saved_chars), (1, 4_700));
     }
 }

@@ -11,11 +11,14 @@
 use context_guard_core::chunk::{chunk, chunk_text, segments};
 use context_guard_core::decide::{interpret, RequestOutcome};
 use context_guard_core::entry::{ContextEntry, Message};
+use context_guard_core::exchange::STUB_PREFIX;
 use context_guard_core::pass::{finish, finish_json, plan, plan_json, read_state, PassAnswers, PassInput};
 use context_guard_core::recall::{recall, RecallRequest};
 use context_guard_core::render::tool_label;
+use context_guard_core::render::MARK;
 use context_guard_core::settings::{parse, set_enabled, Settings};
-use context_guard_core::size::image_chars;
+use context_guard_core::size::{image_chars, image_dimensions, image_head};
+use context_guard_core::stats::columns_json;
 use context_guard_core::text::{clip_middle, js_len, js_prefix, js_suffix, line_count, sanitize_line, short_count};
 use serde_json::{json, Value};
 
@@ -523,5 +526,93 @@ fn whole_items_never_panic_and_omissions_keep_calls_with_results() {
         let bytes = serde_json::to_vec(&input).unwrap();
         let (_, state, _) = plan_json(&bytes).unwrap();
         let _ = finish_json(&state, b"{}");
+    }
+}
+
+/// One message in the savings' columns (`stats::columns`): usually well
+/// formed, with marker and stub heads among the texts; sometimes any number.
+fn column_message(rng: &mut Rng, shape: &mut Vec<u32>, heads: &mut Vec<u8>) {
+    let utf16 = |heads: &mut Vec<u8>, t: &str| heads.extend(t.encode_utf16().flat_map(u16::to_le_bytes));
+    shape.push(rng.below(6) as u32);
+    shape.push(rng.below(4) as u32);
+    let count = rng.below(4);
+    shape.push(count as u32);
+    for _ in 0..count {
+        match rng.below(5) {
+            0 | 1 => {
+                let t = match rng.below(4) {
+                    0 => format!("{}{}", STUB_PREFIX, text(rng, 4)),
+                    1 => format!("{}{}", MARK, text(rng, 4)),
+                    _ => text(rng, 6),
+                };
+                let head = js_prefix(&t, 64);
+                let length = if rng.chance(10) { rng.next() as u32 } else { (js_len(&t) + rng.below(100_000)) as u32 };
+                shape.extend([1, length, js_len(head) as u32]);
+                utf16(heads, head);
+            }
+            2 => shape.push(2),
+            3 => {
+                let name = text(rng, 2);
+                let args = if rng.chance(50) { value(rng, 0).to_string() } else { text(rng, 3) };
+                shape.extend([3, js_len(&name) as u32, js_len(&args) as u32]);
+                utf16(heads, &name);
+                utf16(heads, &args);
+            }
+            _ => shape.push(rng.next() as u32 % 6),
+        }
+    }
+}
+
+#[test]
+fn savings_columns_never_panic_and_count_at_most_what_they_hold() {
+    let mut rng = Rng(0x5eed_0009);
+    let png = "iVBORw0KGgoAAAANSUhEUgAABQAAAAPACAIAAAB/fS41AAAAA";
+    for _ in 0..2000 {
+        let mut shape = Vec::new();
+        let mut heads = Vec::new();
+        let mut entries = 0;
+        for _ in 0..rng.below(12) {
+            entries += 1;
+            let visible = rng.below(3);
+            shape.push(visible as u32);
+            for _ in 0..=visible {
+                column_message(&mut rng, &mut shape, &mut heads);
+            }
+        }
+        if rng.chance(10) {
+            shape.push(rng.next() as u32);
+            heads.pop();
+        }
+        let marks: Vec<f64> = (0..rng.below(30))
+            .map(|_| [0.0, 1.0, 2.0, -1.0, f64::NAN, f64::INFINITY, 1e300, rng.below(10_000) as f64][rng.below(8)])
+            .collect();
+        let images = [png.to_string(), format!("data:image/png;base64,{png}"), text(&mut rng, 8), String::new()];
+        let json = columns_json(&shape, &heads, &marks, |index, chars| {
+            js_prefix(&images[index % images.len()], chars.min(1 << 20)).to_string()
+        });
+        let figures: Value = serde_json::from_str(&json).unwrap();
+        let items = figures["stats"]["items"].as_u64().unwrap() as usize;
+        assert!(items <= entries.max(shape.len()), "{json}");
+        assert!(figures["status"]["text"].as_str().unwrap().starts_with("🛡 "));
+    }
+}
+
+#[test]
+fn image_heads_give_the_dimensions_of_the_whole_data() {
+    let mut rng = Rng(0x5eed_000a);
+    let starts = [
+        "",
+        "iVBORw0KGgoAAAANSUhEUgAABQAAAAPACAIAAAB/fS41AAAAA",
+        "/9j/4AAQSkZJRg",
+        "R0lGODlh",
+        "data:image/png;base64,",
+        "data:",
+    ];
+    for _ in 0..1000 {
+        let data = format!("{}{}", starts[rng.below(starts.len())], text(&mut rng, 8));
+        let head = image_head(|chars| js_prefix(&data, chars).to_string());
+        assert_eq!(image_dimensions(&head), image_dimensions(&data), "{data:?}");
+        // A host that answers anything is read as whatever it answered, never a panic.
+        let _ = image_head(|chars| text(&mut rng, chars % 7));
     }
 }

@@ -1,6 +1,7 @@
 //! The WebAssembly boundary. Each export takes its input as JSON text (or a
-//! plain string or number; the report's per-message columns come as typed
-//! arrays), calls one core function and returns JSON text.
+//! plain string or number; the report's per-message columns and the status
+//! bar's savings come as typed arrays), calls one core function and returns
+//! JSON text.
 //! Text crosses once, where `serde-wasm-bindgen` would convert thousands of
 //! objects field by field, and it keeps that converter's code out of the
 //! binary. No decision is made here; errors become JavaScript exceptions that
@@ -11,6 +12,7 @@ use wasm_bindgen::prelude::*;
 
 mod guard;
 mod report;
+mod stats;
 
 /// The core's version.
 #[wasm_bindgen]
