@@ -42,6 +42,23 @@ export function finishPass(state: Uint8Array | number[], answers: Uint8Array | n
 
 /**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
+ * and the status-bar text, from the columns of `stats::columns`:
+ *
+ * - `shape`: the edited messages' roles, forms, blocks and text lengths, from a `Uint32Array`;
+ * - `heads`: the heads of their texts (and tool calls' names and arguments),
+ *   joined, as UTF-16 code units in little-endian bytes (Node's
+ *   `buffer.write(heads, "utf16le")`, one native copy);
+ * - `marks`: the branch's records and compactions, six numbers each, from a `Float64Array`;
+ * - `image_head(index, chars)`: a prefix of an image's base64 data, asked
+ *   only for images in edited entries and only as far as its dimensions
+ *   need. A throw or a non-string reads as no data (an unreadable image).
+ *
+ * wasm-bindgen copies the three arrays into the module's memory in one step each.
+ */
+export function guardSavings(shape: Uint32Array | number[], heads: Uint8Array | number[], marks: Float64Array | number[], image_head: (index: number, chars: number) => string): string;
+
+/**
+ * `{ stats, status }`: the savings, lifetime total and usage on the branch,
  * and the status-bar text, from the JSON text of a `StatsInput`.
  */
 export function guardStats(input: string): string;
@@ -115,6 +132,7 @@ export interface InitOutput {
     readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+    readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
     readonly guardStats: (a: number, b: number) => [number, number, number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];

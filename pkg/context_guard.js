@@ -177,6 +177,53 @@ export function finishPass(state, answers) {
 
 /**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
+ * and the status-bar text, from the columns of `stats::columns`:
+ *
+ * - `shape`: the edited messages' roles, forms, blocks and text lengths, from a `Uint32Array`;
+ * - `heads`: the heads of their texts (and tool calls' names and arguments),
+ *   joined, as UTF-16 code units in little-endian bytes (Node's
+ *   `buffer.write(heads, "utf16le")`, one native copy);
+ * - `marks`: the branch's records and compactions, six numbers each, from a `Float64Array`;
+ * - `image_head(index, chars)`: a prefix of an image's base64 data, asked
+ *   only for images in edited entries and only as far as its dimensions
+ *   need. A throw or a non-string reads as no data (an unreadable image).
+ *
+ * wasm-bindgen copies the three arrays into the module's memory in one step each.
+ * @param {Uint32Array | number[]} shape
+ * @param {Uint8Array | number[]} heads
+ * @param {Float64Array | number[]} marks
+ * @param {(index: number, chars: number) => string} image_head
+ * @returns {string}
+ */
+export function guardSavings(shape, heads, marks, image_head) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passArray32ToWasm0(shape, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(heads, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passArrayF64ToWasm0(marks, wasm.__wbindgen_malloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 8, 8); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
+            throw e;
+        }
+        const ret = wasm.guardSavings(ptr0, len0, ptr1, len1, ptr2, len2, image_head);
+        deferred4_0 = ret[0];
+        deferred4_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+
+/**
+ * `{ stats, status }`: the savings, lifetime total and usage on the branch,
  * and the status-bar text, from the JSON text of a `StatsInput`.
  * @param {string} input
  * @returns {string}
@@ -444,6 +491,10 @@ function __wbg_get_imports() {
         __wbg___wbindgen_throw_4c88d8bf264fd984: function(arg0, arg1) {
             throw new Error(getStringFromWasm0(arg0, arg1));
         },
+        __wbg_call_0cbce7c39a0977c2: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg0.call(arg1, arg2 >>> 0, arg3 >>> 0);
+            return ret;
+        }, arguments); },
         __wbg_call_9884dff398bb3949: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.call(arg1, arg2 >>> 0);
             return ret;

@@ -10,6 +10,7 @@ export const __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) =>
 export const __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
 export const finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
 export const guardStats: (a: number, b: number) => [number, number, number, number];
 export const guardSummary: (a: number, b: number) => [number, number, number, number];
 export const parseSettings: (a: number, b: number) => [number, number];
