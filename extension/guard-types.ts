@@ -3,19 +3,21 @@
 // crates/wasm/src/guard.rs. Types only; no logic lives here.
 //
 // Structured values cross as JSON (like the /context report): the extension
-// stringifies once and parses once. The two calls of a run-end pass take
-// UTF-8 bytes so a megabyte of tool output crosses as a copy:
+// stringifies once and parses once. A run-end pass carries a megabyte of tool
+// output, so its two calls are shaped by size (guard/wasm.ts does all of it;
+// docs/DESIGN.md, "The pass across the boundary"):
 //
-//   const enc = new TextEncoder();
-//   const planned = wasm.planPass(enc.encode(JSON.stringify(input satisfies PassInput)));
-//   const requests = JSON.parse(planned.requests) as GuardClassifierContext[];
-//   const state = planned.state; // opaque: hand it back as it is
-//   planned.free();
-//   if (requests.length > 0) {
-//     const run = await runRequests(requests, classify, { concurrency, timeoutMs }); // guard/requests.ts
-//     const outcome = JSON.parse(wasm.finishPass(state, enc.encode(JSON.stringify(run satisfies PassAnswers)))) as PassOutcome;
-//     return { entries: [...event.entries, ...outcome.entries] };
-//   }
+//   - long text blocks go beside the JSON as UTF-8 (`{ type: "text", textAt: k }`
+//     in the JSON, the texts encoded one after another, their byte lengths);
+//   - the plan stays inside the wasm module: `planPass` returns a `Pass`
+//     handle, `finishPass` consumes it;
+//   - chunk texts in the requests, and kept chunks in the replacement texts,
+//     come back as `[k, start, end]`: `texts[k].slice(start, end)`.
+//
+//   const pass = wasm.planPass(json, texts, lengths);
+//   const requests = JSON.parse(pass.takeRequests()); // chunks as ranges: slice them
+//   const run = await runRequests(requests, classify, { concurrency, timeoutMs }); // guard/requests.ts
+//   const outcome = JSON.parse(wasm.finishPass(pass, enc.encode(JSON.stringify(run satisfies PassAnswers))));
 //
 // Every export can throw (malformed input); call it through callCore.
 
@@ -27,10 +29,16 @@ export interface GuardExports {
   parseSettings(json: string): string;
   /** The settings file's text with `enabled` set; throws when the text is not a JSON object. */
   setEnabled(json: string, enabled: boolean): string;
-  /** Step one of a run-end pass, from the UTF-8 JSON of `PassInput`. */
-  planPass(input: Uint8Array): PlannedPassHandle;
-  /** Step two: JSON of `PassOutcome` from `PlannedPassHandle.state` and the UTF-8 JSON of `PassAnswers`. */
-  finishPass(state: Uint8Array, answers: Uint8Array): string;
+  /**
+   * Step one of a run-end pass: the UTF-8 JSON of `PassInput` with long text blocks as
+   * `{ type: "text", textAt: k }`, those texts as UTF-8 one after another, and their byte lengths.
+   */
+  planPass(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
+  /**
+   * Step two: JSON of `PassOutcome` (kept chunks of an out-of-line text as `[k, start, end]`
+   * parts of the replacement text) from the pass, which it consumes, and the UTF-8 JSON of `PassAnswers`.
+   */
+  finishPass(pass: PassHandle, answers: Uint8Array): string;
   /** JSON of `RecallReply` from the JSON of `RecallRequest`. */
   recall(request: string): string;
   /** JSON of `RecallToolInfo`: the tool's description and parameter texts. */
@@ -41,12 +49,10 @@ export interface GuardExports {
   shortCount(n: number): string;
 }
 
-/** What `planPass` returns (a wasm object: call `free()` after reading it). */
-export interface PlannedPassHandle {
-  /** JSON of `GuardClassifierContext[]`; one classifier request each, in order. */
-  readonly requests: string;
-  /** The pass state: hand it to `finishPass` unchanged. */
-  readonly state: Uint8Array;
+/** What `planPass` returns: the plan, kept inside the wasm module (`finishPass` consumes it, or call `free()`). */
+export interface PassHandle {
+  /** JSON of `GuardClassifierContext[]`, one classifier request each, in order; chunks of an out-of-line text as `[k, start, end]`. Moved out: once. */
+  takeRequests(): string;
   /** Why there is nothing to ask, when so: a `PassSkip`. */
   readonly skipped: string | undefined;
   free(): void;

@@ -11,6 +11,8 @@ tree=$(mktemp -d /tmp/cg-pkg-XXXXXX)
 trap 'git worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"' EXIT
 git worktree add -q --detach "$tree" "$sha"
 [ -d "$root/.tools" ] && ln -s "$root/.tools" "$tree/.tools"
+# wasm-opt (binaryen) and the pinned node come from node_modules.
+ln -s "$root/node_modules" "$tree/node_modules"
 # Reuse one build folder between runs so each build is incremental.
 mkdir -p "$root/target/pkg-worktree"
 ln -s "$root/target/pkg-worktree" "$tree/target"

@@ -126,7 +126,7 @@ export function registerGuard(pi: ExtensionAPI): void {
         requests.length > 0
           ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })
           : { outcomes: [], timedOut: false, ms: 0 };
-      const outcome = callCore<PassOutcome>(() => guardCore.finishPass(planned.value.state, run));
+      const outcome = callCore<PassOutcome>(() => guardCore.finishPass(planned.value.pass, run));
       if (!outcome.ok) {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
         return undefined;

@@ -1,6 +1,11 @@
 // The guard's core calls, typed. Each crosses the wasm boundary once, as JSON
-// text (or UTF-8 bytes for the pass, which carries megabytes of output), and
-// can throw on malformed input: call them through `callCore`.
+// text, and can throw on malformed input: call them through `callCore`.
+//
+// The run-end pass carries a megabyte of tool output, so its calls are shaped
+// by size (docs/DESIGN.md, "The pass across the boundary"): long text blocks
+// cross as UTF-8 bytes beside the JSON, the plan stays inside the wasm module
+// (a `Pass` handle) until `finishPass` consumes it, and the requests' chunks
+// come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
 import "../core.ts"; // instantiates the wasm module before any call
 import type {
@@ -19,10 +24,46 @@ import type { CoreEntry } from "./collect.ts";
 
 const utf8 = new TextEncoder();
 
+/** Text blocks at least this long cross beside the pass's JSON (shorter ones cost less inside it). */
+const OUT_OF_LINE_CHARS = 256;
+
 export interface Planned {
   requests: GuardClassifierContext[];
-  state: Uint8Array;
+  /**
+   * The plan, held inside the wasm module, and the texts its ranges refer to: hand it to `finishPass`,
+   * which consumes it. A skipped pass has nothing to finish and is already freed; one left over is
+   * freed when it is garbage-collected.
+   */
+  pass: PlannedPass;
   skipped: PassSkip | undefined;
+}
+
+export interface PlannedPass {
+  readonly plan: wasm.Pass;
+  readonly texts: readonly string[];
+}
+
+/** A part of a text the core sends back: a string, or `[k, start, end]`, `texts[k].slice(start, end)`. */
+type Part = string | [number, number, number];
+const part = (texts: readonly string[], p: Part) => (typeof p === "string" ? p : texts[p[0]].slice(p[1], p[2]));
+
+// encodeInto needs room for 3 bytes per UTF-16 unit. The buffer is kept between passes (a fresh one
+// costs more than encoding into it, tests/bench/pass.bench.ts), unless a pass needed more than this.
+const KEEP_SCRATCH_BYTES = 8 << 20;
+let scratch = new Uint8Array(0);
+
+/** `message` with each long text block as `{ type: "text", textAt }`, its text pushed onto `texts`. */
+function textsOutOfLine(message: unknown, texts: string[]): unknown {
+  const content = (message as { content?: unknown })?.content;
+  if (!Array.isArray(content) || !content.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.length >= OUT_OF_LINE_CHARS)) {
+    return message;
+  }
+  return {
+    ...(message as object),
+    content: content.map((b) =>
+      b?.type === "text" && typeof b.text === "string" && b.text.length >= OUT_OF_LINE_CHARS ? { type: "text", textAt: texts.push(b.text) - 1 } : b,
+    ),
+  };
 }
 
 /** What the statistics read: edited entries, and the branch's records and compactions in order. */
@@ -88,15 +129,48 @@ export const guardCore = {
   parseSettings: (text: string): ParsedSettings => JSON.parse(wasm.parseSettings(text)),
   setEnabled: (text: string, enabled: boolean): string => wasm.setEnabled(text, enabled),
   planPass: (input: PassInput): Planned => {
-    const planned = wasm.planPass(utf8.encode(JSON.stringify(input)));
+    const texts: string[] = [];
+    const entries = input.entries.map((e) => ({
+      ...e,
+      messages: e.messages.map((m) => textsOutOfLine(m, texts)),
+      raw: e.raw === undefined ? undefined : textsOutOfLine(e.raw, texts),
+    }));
+    const room = texts.reduce((n, t) => n + t.length * 3, 0);
+    const bytes = room <= scratch.length ? scratch : new Uint8Array(room);
+    if (room <= KEEP_SCRATCH_BYTES && bytes.length > scratch.length) scratch = bytes;
+    const lengths = new Uint32Array(texts.length);
+    let at = 0;
+    texts.forEach((t, i) => {
+      lengths[i] = utf8.encodeInto(t, bytes.subarray(at)).written;
+      at += lengths[i];
+    });
+    const plan = wasm.planPass(utf8.encode(JSON.stringify({ ...input, entries })), bytes.subarray(0, at), lengths);
+    let requests: GuardClassifierContext[];
     try {
-      return { requests: JSON.parse(planned.requests), state: planned.state, skipped: planned.skipped as PassSkip | undefined };
-    } finally {
-      planned.free();
+      requests = JSON.parse(plan.takeRequests());
+      for (const r of requests) {
+        const chunks = r.state.chunks as Record<string, Part> | undefined;
+        for (const key in chunks) chunks[key] = part(texts, chunks[key]);
+      }
+    } catch (error) {
+      plan.free();
+      throw error;
     }
+    const skipped = plan.skipped as PassSkip | undefined;
+    if (skipped) plan.free();
+    return { requests, pass: { plan, texts }, skipped };
   },
-  finishPass: (state: Uint8Array, answers: PassAnswers): PassOutcome =>
-    JSON.parse(wasm.finishPass(state, utf8.encode(JSON.stringify(answers)))),
+  finishPass: (pass: PlannedPass, answers: PassAnswers): PassOutcome => {
+    const outcome: PassOutcome = JSON.parse(wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers))));
+    for (const entry of outcome.entries) {
+      if (entry.type !== "context_edit" || !entry.replacement) continue;
+      for (const block of entry.replacement.content) {
+        const parts = block.text as string | Part[];
+        if (Array.isArray(parts)) block.text = parts.map((p) => part(pass.texts, p)).join("");
+      }
+    }
+    return outcome;
+  },
   recall: (request: RecallRequest): RecallReply => JSON.parse(wasm.recall(JSON.stringify(request))),
   recallToolInfo: (): RecallToolInfo => JSON.parse(wasm.recallToolInfo()),
   stats: (input: StatsInput): { stats: GuardStats; status: StatusText } => JSON.parse(wasm.guardStats(JSON.stringify(input))),

@@ -1,20 +1,20 @@
 //! The run-end pass with an arbitrary output and arbitrary classifier answers,
-//! and the JSON forms with arbitrary bytes (input, pass state, answers).
+//! and the boundary forms with arbitrary bytes (input, texts, answers).
 #![no_main]
 
 use context_guard_core::decide::RequestOutcome;
 use context_guard_core::entry::{ContextEntry, Message};
-use context_guard_core::pass::{finish, finish_json, plan, plan_json, read_state, PassAnswers, PassInput};
+use context_guard_core::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::settings::Settings;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 
 fuzz_target!(|data: &[u8]| {
-    // Arbitrary bytes as each JSON form.
-    let _ = plan_json(data);
-    let _ = finish_json(data, data);
-    if let Ok(state) = read_state(data) {
-        let _ = finish(&state, &PassAnswers::default());
+    // Arbitrary bytes as each boundary form (input, out-of-line texts and
+    // their lengths, answers).
+    let lengths: Vec<u32> = data.chunks(4).take(4).map(|c| c.iter().map(|&b| u32::from(b)).sum()).collect();
+    if let Ok(planned) = plan_json(data, data, &lengths) {
+        let _ = finish_json(&planned.state, data);
     }
 
     // A real pass: the first part is the output, the rest the answers.

@@ -4,9 +4,12 @@
 //! `cargo run --release -p context-guard-core --example pass_timing`
 //!
 //! Prints the best of several runs of `plan` and `finish` (and of chunking
-//! alone) for plain text and for `rg -n -C2` output over 5,000 files. This is
-//! a measurement to read, not a test: the benchmark against the TypeScript
-//! implementation lives with the extension.
+//! alone) for plain text and for `rg -n -C2` output over 5,000 files, and of
+//! both through the boundary's forms (`plan_json`, `finish_json`: the output
+//! out of line, chunks as ranges). This is a measurement to read, not a test:
+//! the wasm build is slower than this native one, and the benchmark against
+//! the TypeScript implementation lives with the extension
+//! (`tests/bench/pass.bench.ts`).
 
 use std::time::Instant;
 
@@ -81,6 +84,24 @@ fn input(text: &str) -> PassInput {
     PassInput { entries, settings: Settings::default(), classifier: true }
 }
 
+/// The input as the extension sends it: text blocks of 256 characters or
+/// more out of line (`extension/guard/wasm.ts`).
+fn out_of_line(inp: &PassInput) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
+    let mut v = serde_json::to_value(inp).unwrap_or_default();
+    let (mut texts, mut lengths) = (Vec::new(), Vec::new());
+    for e in v["entries"].as_array_mut().into_iter().flatten() {
+        for m in e["messages"].as_array_mut().into_iter().flatten() {
+            for b in m["content"].as_array_mut().into_iter().flatten() {
+                let Some(t) = b["text"].as_str().filter(|t| t.encode_utf16().count() >= 256) else { continue };
+                texts.extend_from_slice(t.as_bytes());
+                lengths.push(u32::try_from(t.len()).unwrap_or(0));
+                *b = json!({"type": "text", "textAt": lengths.len() - 1});
+            }
+        }
+    }
+    (serde_json::to_vec(&v).unwrap_or_default(), texts, lengths)
+}
+
 /// Keeps every fifth chunk of each request.
 fn answers(requests: &[Value]) -> PassAnswers {
     let outcomes = requests
@@ -130,11 +151,13 @@ fn main() {
         let ans = answers(&requests);
         let (finish_ms, out) = best(20, || finish(&p.pass, &ans));
         let saved = out.saved_chars;
-        // The same through JSON text, as the wasm exports run it.
-        let input_json = serde_json::to_vec(&inp).unwrap_or_default();
-        let (plan_json_ms, (_, pass_text, _)) = best(10, || plan_json(&input_json).unwrap_or_default());
+        // The same through the boundary's forms, as the wasm exports run them:
+        // the output's text out of line, the requests' chunks as ranges.
+        let (input_json, texts, lengths) = out_of_line(&inp);
+        let (plan_json_ms, planned) = best(10, || plan_json(&input_json, &texts, &lengths));
+        let Ok(planned) = planned else { return };
         let answers_text = serde_json::to_vec(&ans).unwrap_or_default();
-        let (finish_json_ms, _) = best(10, || finish_json(&pass_text, &answers_text).unwrap_or_default());
+        let (finish_json_ms, _) = best(10, || finish_json(&planned.state, &answers_text).unwrap_or_default());
         println!(
             "{name:>22}: {:.2} MB, {} lines, grep={}, {} chunks, {} requests | chunk {chunk_ms:.2} ms, plan {plan_ms:.2} ms, \
              finish {finish_ms:.2} ms, plan+finish {:.2} ms, with JSON text {:.2} ms | saved {saved} chars",

@@ -18,11 +18,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::read::Fields;
-use crate::text::js_len;
+use crate::text::{any_byte_below, any_byte_is, find_byte, js_len, same_bytes, word};
 
 /// The smallest chunk target (§3).
 pub const MIN_TARGET: usize = 800;
@@ -38,10 +34,9 @@ pub const CAP_UNTIL: usize = 480_000;
 pub const MAX_PATH: usize = 1024;
 
 /// A range of whole lines of one output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
-    /// Byte offset of its first line in the output (opaque to the extension).
+    /// Byte offset of its first line in the output.
     pub start: usize,
     /// Byte offset after its last line, newline included.
     pub end: usize,
@@ -57,8 +52,7 @@ pub struct Chunk {
 }
 
 /// An output cut into chunks.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Chunked {
     /// The output looked like `grep -n` / `rg -n` output and was grouped by file.
     pub grep: bool,
@@ -68,8 +62,7 @@ pub struct Chunked {
 }
 
 /// Consecutive chunks sent in one classifier request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Segment {
     /// Index of its first chunk.
     pub first: usize,
@@ -79,34 +72,6 @@ pub struct Segment {
     /// A single chunk larger than `maxSegmentChars`: never sent, kept (§3).
     pub oversize: bool,
 }
-
-impl Chunk {
-    pub fn from_value(v: Value) -> Chunk {
-        let mut f = Fields::of(v);
-        Chunk {
-            start: f.count("start"),
-            end: f.count("end"),
-            first_line: f.count("firstLine"),
-            lines: f.count("lines"),
-            chars: f.count("chars"),
-            files: f.list("files", |v| v.as_str().unwrap_or("").to_string()),
-        }
-    }
-}
-
-impl Segment {
-    pub fn from_value(v: Value) -> Segment {
-        let f = Fields::of(v);
-        Segment {
-            first: f.count("first"),
-            count: f.count("count"),
-            chars: f.count("chars"),
-            oversize: f.boolean("oversize"),
-        }
-    }
-}
-
-crate::deserialize_via_value!(Chunk, Segment);
 
 /// The target chunk size for an output of `chars` characters (§3):
 /// `max(800, ceil(len / 120))`, capped at 4,000 unless the output exceeds
@@ -144,20 +109,25 @@ struct Line {
 }
 
 fn split_lines(text: &str) -> Vec<Line> {
+    let bytes = text.as_bytes();
+    // An ASCII output (most grep and log output) needs no count per line.
+    let ascii = text.is_ascii();
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
     let mut pos = 0;
-    while pos < text.len() {
-        let rest = text.get(pos..).unwrap_or("");
-        let (end, next) = match rest.find('\n') {
-            Some(i) => (pos + i, pos + i + 1),
-            None => (text.len(), text.len()),
-        };
+    while let Some(rest) = bytes.get(pos..).filter(|r| !r.is_empty()) {
+        let len = find_byte(rest, b'\n').unwrap_or(rest.len());
+        let end = pos + len;
+        let next = if end < bytes.len() { end + 1 } else { end };
         let body = text.get(pos..end).unwrap_or("");
-        let (chars, blank) = if body.is_ascii() {
-            (body.len(), body.bytes().all(|b| b.is_ascii_whitespace()))
-        } else {
-            (js_len(body), body.trim().is_empty())
+        // Blank: ASCII whitespace only, or (with other characters) whitespace
+        // by `trim`. The first other byte decides most lines at once.
+        let blank = match body.bytes().find(|b| !b.is_ascii_whitespace()) {
+            None => true,
+            Some(b) if b.is_ascii() && b != 0x0b => false,
+            Some(_) if body.is_ascii() => false,
+            Some(_) => body.trim().is_empty(),
         };
+        let chars = if ascii { len } else { js_len(body) };
         let separator = !blank && body.len() < 16 && body.trim() == "--";
         out.push(Line { start: pos, end, next, chars: chars + usize::from(next > end), blank, separator });
         pos = next;
@@ -237,11 +207,13 @@ impl Hasher for Fnv {
         // FxHash's mixing, eight bytes at a time (paths are tens of bytes).
         const K: u64 = 0x517c_c1b7_2722_0a95;
         let mut h = self.0;
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
+        // An index loop: at `opt-level = "z"` an iterator's `next` stays a call per step.
+        let mut i = 0;
+        while let Some(w) = bytes.get(i..i + 8) {
             h = (h.rotate_left(5) ^ crate::text::word(w)).wrapping_mul(K);
+            i += 8;
         }
-        for &b in words.remainder() {
+        for &b in bytes.get(i..).unwrap_or(&[]) {
             h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
         }
         self.0 = h;
@@ -261,12 +233,16 @@ struct Names<'a> {
     names: Vec<&'a str>,
     /// Match lines per name.
     counts: Vec<u32>,
-    /// FNV hashes of the names, for lines with many `-digits-` places.
-    hashes: FastSet<u64>,
+    /// FNV hashes of the names, for lines with many `-digits-` places;
+    /// made when the first such line comes (most outputs have none).
+    hashes: Option<FastSet<u64>>,
     max_len: usize,
     /// `lengths[n]`: some name is `n` bytes long. A place where no name ends
     /// needs no lookup (most places: dates and versions inside file names).
     lengths: Vec<bool>,
+    /// The same lengths in ascending order: when there are few, a line is
+    /// checked at those places instead of searched for dashes.
+    distinct: Vec<usize>,
 }
 
 impl<'a> Names<'a> {
@@ -275,9 +251,10 @@ impl<'a> Names<'a> {
             ids: FastMap::default(),
             names: Vec::new(),
             counts: Vec::new(),
-            hashes: FastSet::default(),
+            hashes: None,
             max_len: 0,
             lengths: Vec::new(),
+            distinct: Vec::new(),
         }
     }
 
@@ -288,13 +265,14 @@ impl<'a> Names<'a> {
         if id == next {
             self.names.push(name);
             self.counts.push(0);
-            self.hashes.insert(fnv(name.as_bytes()));
             self.max_len = self.max_len.max(name.len());
             if self.lengths.len() <= name.len() {
                 self.lengths.resize(name.len() + 1, false);
             }
-            if let Some(l) = self.lengths.get_mut(name.len()) {
+            if let Some(l) = self.lengths.get_mut(name.len()).filter(|l| !**l) {
                 *l = true;
+                let at = self.distinct.partition_point(|&n| n < name.len());
+                self.distinct.insert(at, name.len());
             }
         }
         self.count_again(id);
@@ -322,8 +300,19 @@ impl<'a> Names<'a> {
         let bytes = line.as_bytes();
         let head = bytes.get(..bytes.len().min(self.max_len.saturating_add(1))).unwrap_or(bytes);
         found.clear();
+        if self.distinct.len().saturating_mul(4) < head.len() {
+            // Few name lengths (the usual case): look only where a name could end.
+            let mut k = 0;
+            while let Some(&p) = self.distinct.get(k) {
+                k += 1;
+                if matches!(head.get(p), Some(b'-')) && dash_digits_dash(bytes, p) {
+                    found.push(p);
+                }
+            }
+            return;
+        }
         let mut from = 1;
-        while let Some(off) = head.get(from..).and_then(|h| position(h, b'-')) {
+        while let Some(off) = head.get(from..).and_then(|h| find_byte(h, b'-')) {
             let p = from + off;
             if self.lengths.get(p).copied().unwrap_or(false) && dash_digits_dash(bytes, p) {
                 found.push(p);
@@ -338,9 +327,11 @@ impl<'a> Names<'a> {
     /// looked up directly, longest first; many (a line built to be slow) go
     /// through one rolling hash of the prefixes, so the work stays linear in
     /// the line whatever the number of names.
-    fn context_file(&self, line: &str, places: &[usize]) -> Option<u32> {
+    fn context_file(&mut self, line: &str, places: &[usize]) -> Option<u32> {
         let mut hits = Vec::new();
         let places = if places.len() > DIRECT_LOOKUPS {
+            let names = &self.names;
+            let hashes = self.hashes.get_or_insert_with(|| names.iter().map(|n| fnv(n.as_bytes())).collect());
             let mut h = FNV_OFFSET;
             let mut k = 0;
             for (p, &b) in line.as_bytes().iter().enumerate() {
@@ -350,7 +341,7 @@ impl<'a> Names<'a> {
                 // `h` is the hash of bytes[..p] here.
                 if matches!(places.get(k), Some(&q) if q == p) {
                     k += 1;
-                    if self.hashes.contains(&h) {
+                    if hashes.contains(&h) {
                         hits.push(p);
                     }
                 }
@@ -361,7 +352,14 @@ impl<'a> Names<'a> {
             places
         };
         // Longest first; the map decides (the rolling hash only proposes).
-        places.iter().rev().find_map(|&p| line.get(..p).and_then(|name| self.ids.get(name)).copied())
+        let mut k = places.len();
+        while let Some(&p) = k.checked_sub(1).and_then(|i| places.get(i)) {
+            k -= 1;
+            if let Some(&id) = line.get(..p).and_then(|name| self.ids.get(name)) {
+                return Some(id);
+            }
+        }
+        None
     }
 }
 
@@ -373,20 +371,6 @@ fn digits_at(bytes: &[u8], at: usize) -> usize {
         n += 1;
     }
     n
-}
-
-/// The first `b` in `bytes`, by a plain loop (lines are short; `str::find`
-/// sets up a searcher per call, which costs more than the scan in wasm).
-#[inline(always)]
-fn position(bytes: &[u8], b: u8) -> Option<usize> {
-    let mut i = 0;
-    while let Some(&x) = bytes.get(i) {
-        if x == b {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Up to this many `-digits-` places in a line are looked up one by one.
@@ -402,10 +386,19 @@ fn dash_digits_dash(bytes: &[u8], at: usize) -> bool {
 /// A plausible path: not empty, not too long, no spaces or control
 /// characters, not only digits (so a timestamp's `12:30:45` is no path).
 fn plausible_path(p: &[u8]) -> bool {
-    !p.is_empty()
-        && p.len() <= MAX_PATH
-        && p.iter().all(|&b| b > b' ' && b != 0x7f)
-        && !p.iter().all(u8::is_ascii_digit)
+    if p.is_empty() || p.len() > MAX_PATH {
+        return false;
+    }
+    // Eight bytes at a time (it runs on every match line).
+    let mut i = 0;
+    while let Some(w) = p.get(i..i + 8) {
+        let x = word(w);
+        if any_byte_below(x, b' ' + 1) || any_byte_is(x, 0x7f) {
+            return false;
+        }
+        i += 8;
+    }
+    p.get(i..).unwrap_or(&[]).iter().all(|&b| b > b' ' && b != 0x7f) && !p.iter().all(u8::is_ascii_digit)
 }
 
 /// Byte length of the path of a `path:line:` line: the text before the first
@@ -414,7 +407,7 @@ fn match_prefix(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut from = 0;
     // `find` on a char uses memchr: most lines of plain output have no colon.
-    while let Some(off) = position(bytes.get(from..)?, b':') {
+    while let Some(off) = find_byte(bytes.get(from..)?, b':') {
         let colon = from + off;
         if colon > MAX_PATH {
             return None;
@@ -442,25 +435,28 @@ fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<(Vec<Option<u32>>, Ve
     // Consecutive match lines are usually of one file: compare with the last
     // one before hashing.
     let mut last: Option<(u32, &str)> = None;
-    let matches: Vec<Option<u32>> = lines
-        .iter()
-        .map(|l| {
-            if l.blank || l.separator {
-                return None;
+    // Index loops here and below: at `opt-level = "z"` an iterator adapter's
+    // `next` stays a call per line.
+    let mut matches: Vec<Option<u32>> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while let Some(l) = lines.get(i) {
+        i += 1;
+        let s = line_str(l);
+        let name = if l.blank || l.separator { None } else { match_prefix(s).and_then(|len| s.get(..len)) };
+        let Some(name) = name else {
+            matches.push(None);
+            continue;
+        };
+        let id = match last {
+            Some((id, previous)) if same_bytes(previous.as_bytes(), name.as_bytes()) => {
+                names.count_again(id);
+                id
             }
-            let s = line_str(l);
-            let name = match_prefix(s).and_then(|len| s.get(..len))?;
-            let id = match last {
-                Some((id, previous)) if previous == name => {
-                    names.count_again(id);
-                    id
-                }
-                _ => names.add(name),
-            };
-            last = Some((id, name));
-            Some(id)
-        })
-        .collect();
+            _ => names.add(name),
+        };
+        last = Some((id, name));
+        matches.push(Some(id));
+    }
     if names.names.is_empty() {
         return None;
     }
@@ -468,7 +464,9 @@ fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<(Vec<Option<u32>>, Ve
     let (mut nonempty, mut greppy) = (0usize, 0usize);
     let mut places = Vec::new();
     let mut previous: Option<u32> = None;
-    for (l, m) in lines.iter().zip(&matches) {
+    let mut i = 0;
+    while let (Some(l), Some(m)) = (lines.get(i), matches.get(i)) {
+        i += 1;
         if l.blank || l.separator {
             files.push(None);
             continue;
@@ -490,7 +488,8 @@ fn grep_files<'a>(text: &'a str, lines: &[Line]) -> Option<(Vec<Option<u32>>, Ve
                 // The previous line's file, if this line continues it: no lookup.
                 let same = previous.filter(|&id| {
                     let name = names.name(id);
-                    longest_place == Some(name.len()) && s.starts_with(name)
+                    matches!(longest_place, Some(p) if p == name.len())
+                        && s.as_bytes().get(..name.len()).is_some_and(|head| same_bytes(head, name.as_bytes()))
                 });
                 let context = same.or_else(|| names.context_file(s, &places));
                 match (context, *m) {
@@ -521,20 +520,23 @@ struct Group {
 
 fn grep_chunks(lines: &[Line], files: &[Option<u32>], names: &[&str], target: usize) -> Vec<Chunk> {
     let mut groups: Vec<Group> = Vec::new();
-    for (i, (line, &id)) in lines.iter().zip(files).enumerate() {
+    let mut i = 0;
+    while let (Some(line), Some(&id)) = (lines.get(i), files.get(i)) {
+        i += 1;
         match groups.last_mut() {
             // Separators, blanks and unmatched lines stay with the current group.
-            Some(g) if id.is_none() || g.file == id => {
-                g.end = i + 1;
+            // Compared by hand: `Option`'s `==` stays a call per line at `opt-level = "z"`.
+            Some(g) if id.is_none() || matches!((g.file, id), (Some(a), Some(b)) if a == b) => {
+                g.end = i;
                 g.chars += line.chars;
             }
             // Lines before the first file join it.
             Some(g) if g.file.is_none() => {
                 g.file = id;
-                g.end = i + 1;
+                g.end = i;
                 g.chars += line.chars;
             }
-            _ => groups.push(Group { first: i, end: i + 1, file: id, chars: line.chars }),
+            _ => groups.push(Group { first: i - 1, end: i, file: id, chars: line.chars }),
         }
     }
     let name_of = |id: Option<u32>| id.and_then(|i| names.get(i as usize)).map(|n| n.to_string());
@@ -585,7 +587,15 @@ fn make_chunk(lines: &[Line], first: usize, end: usize, files: Vec<String>) -> C
         end: part.last().map_or(0, |l| l.next),
         first_line: first,
         lines: part.len(),
-        chars: part.iter().map(|l| l.chars).sum(),
+        chars: {
+            let mut chars = 0;
+            let mut i = 0;
+            while let Some(l) = part.get(i) {
+                chars += l.chars;
+                i += 1;
+            }
+            chars
+        },
         files,
     }
 }
@@ -671,6 +681,27 @@ mod tests {
     }
 
     #[test]
+    fn plausible_paths_across_the_eight_byte_steps() {
+        for len in 1..20 {
+            let path = "a".repeat(len);
+            assert!(plausible_path(path.as_bytes()));
+            assert!(!plausible_path("7".repeat(len).as_bytes()), "digits only");
+            for at in 0..len {
+                for bad in [b' ', b'\t', 0u8, 0x1f, 0x7f] {
+                    let mut p = path.clone().into_bytes();
+                    p[at] = bad;
+                    assert!(!plausible_path(&p), "{p:?}");
+                }
+                let mut p = path.clone().into_bytes();
+                p[at] = 0xc3;
+                assert!(plausible_path(&p), "non-ASCII bytes are path bytes");
+            }
+        }
+        assert!(!plausible_path(b""));
+        assert!(!plausible_path(&[b'a'; MAX_PATH + 1]));
+    }
+
+    #[test]
     fn target_follows_the_rule() {
         assert_eq!(target_size(0), 800);
         assert_eq!(target_size(96_000), 800);
@@ -722,6 +753,29 @@ mod tests {
         let text = format!("{long}:1:x\n{long}:2:y\n{long}-3-z\na:1:q\na-2-w\n");
         let files = file_names(&text);
         assert_eq!(files, [Some(long), Some(long), Some(long), Some("a"), Some("a")]);
+    }
+
+    #[test]
+    fn few_or_many_name_lengths_find_the_same_longest_name() {
+        // Names that hold `-digits-` places of shorter names: with a few
+        // lengths a line is checked where names end; with many, searched
+        // for dashes. Both find the longest name.
+        for count in [2, 5, 40] {
+            let names: Vec<String> = (1..=count).map(|n| format!("{}-1-{n}.md", "p".repeat(n))).collect();
+            let mut text = String::new();
+            for name in &names {
+                let short = &name[..name.find('-').unwrap()];
+                text.push_str(&format!(
+                    "{short}:1:x\n{name}-4-before\n{name}:5:match\n{name}:6:match\n{name}-7-after\n"
+                ));
+            }
+            let files = file_names(&text);
+            for (i, name) in names.iter().enumerate() {
+                let short = &name[..name.find('-').unwrap()];
+                let name = Some(name.as_str());
+                assert_eq!(files[i * 5..i * 5 + 5], [Some(short), name, name, name, name], "{count} names");
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::chunk::{Chunk, Segment};
-use crate::render::{replacement, Distill, Numbering};
+use crate::render::{render, Distill, Numbering, Rendered, Verbatim};
 use crate::settings::Settings;
 use crate::span::{History, Run};
 use crate::text::{clip_middle, js_len};
@@ -201,7 +201,7 @@ impl RequestOutcome {
                     .get("message")
                     .and_then(Value::as_str)
                     .map(str::to_string)
-                    .unwrap_or_else(|| format!("unknown request status {status:?}")),
+                    .unwrap_or_else(|| format!("unknown request status {}", status.unwrap_or("(none)"))),
             },
         }
     }
@@ -555,12 +555,26 @@ pub fn interpret(outcome: &RequestOutcome, first_number: usize, count: usize, s:
 // Per result
 
 /// What happens to one output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Kept,
     Distilled,
     Removed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Kept => "kept",
+            Outcome::Distilled => "distilled",
+            Outcome::Removed => "removed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [Outcome::Kept, Outcome::Distilled, Outcome::Removed].into_iter().find(|o| o.as_str() == s)
+    }
 }
 
 /// One output with its chunks and the verdict of each segment.
@@ -588,6 +602,8 @@ pub struct Decision {
     pub reason: String,
     /// The replacement text when the outcome is an edit.
     pub replacement: Option<String>,
+    /// Where the kept chunks are in it (see `render::render`).
+    pub verbatim: Vec<Verbatim>,
     pub after_chars: usize,
     /// Segment traces joined by ` | `.
     pub trace: String,
@@ -620,6 +636,7 @@ pub fn decide_result(r: &ResultInput, s: &Settings) -> Decision {
         outcome: Outcome::Kept,
         reason,
         replacement: None,
+        verbatim: Vec::new(),
         after_chars: r.chars,
         trace: trace.clone(),
         keep,
@@ -653,7 +670,7 @@ pub fn decide_result(r: &ResultInput, s: &Settings) -> Decision {
         lines: r.lines,
         chars: r.chars,
     };
-    let Some(text) = replacement(&distill) else {
+    let Some(Rendered { text, verbatim }) = render(&distill) else {
         return kept(Reason::BadPlan.as_str().to_string(), keep);
     };
     let after = js_len(&text);
@@ -661,7 +678,7 @@ pub fn decide_result(r: &ResultInput, s: &Settings) -> Decision {
         return kept(Reason::NotWorth.as_str().to_string(), keep);
     }
     let outcome = if keep.iter().any(|k| *k) { Outcome::Distilled } else { Outcome::Removed };
-    Decision { outcome, reason, replacement: Some(text), after_chars: after, trace, keep }
+    Decision { outcome, reason, replacement: Some(text), verbatim, after_chars: after, trace, keep }
 }
 
 /// The file names an answer mentions (for `keepCitedFiles`): path-like words,
@@ -726,7 +743,10 @@ impl Cited {
 
 /// `a.ts:12`, `a.ts:12:3` and `a.ts#L12` without their location.
 fn strip_location(word: &str) -> &str {
-    let word = match word.rsplit_once("#L") {
+    // The last `#L` (by bytes: a two-byte pattern needs no string searcher).
+    let bytes = word.as_bytes();
+    let mark = (0..bytes.len().saturating_sub(1)).rev().find(|&i| bytes.get(i..i + 2) == Some(b"#L"));
+    let word = match mark.and_then(|i| Some((word.get(..i)?, word.get(i + 2..)?))) {
         Some((head, tail))
             if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit() || b == b'-' || b == b'L') =>
         {

@@ -139,21 +139,21 @@ pub enum Block {
 }
 
 fn take_str(o: &mut Map<String, Value>, key: &str) -> String {
-    match o.remove(key) {
+    match o.get_mut(key).map(Value::take) {
         Some(Value::String(s)) => s,
         _ => String::new(),
     }
 }
 
 fn take_blocks(o: &mut Map<String, Value>, key: &str) -> Vec<Block> {
-    match o.remove(key) {
+    match o.get_mut(key).map(Value::take) {
         Some(Value::Array(items)) => items.into_iter().map(Block::from_value).collect(),
         _ => Vec::new(),
     }
 }
 
 fn take_content(o: &mut Map<String, Value>) -> Content {
-    match o.remove("content") {
+    match o.get_mut("content").map(Value::take) {
         Some(Value::String(s)) => Content::Text(s),
         Some(Value::Array(items)) => Content::Blocks(items.into_iter().map(Block::from_value).collect()),
         _ => Content::default(),
@@ -198,7 +198,7 @@ impl Block {
             "toolCall" => Block::ToolCall {
                 id: take_str(&mut o, "id"),
                 name: take_str(&mut o, "name"),
-                arguments: o.remove("arguments").unwrap_or(Value::Null),
+                arguments: o.get_mut("arguments").map(Value::take).unwrap_or(Value::Null),
             },
             _ => Block::Other,
         }
@@ -222,6 +222,34 @@ impl ContextEntry {
 }
 
 crate::deserialize_via_value!(ContextEntry, Message, Block);
+
+/// Puts out-of-line texts back into a JSON array of entries (the pass's
+/// input form, see `pass::plan_json`): a text block of a message or of `raw`
+/// may come as `{"type": "text", "textAt": k}` for `texts[k]`, so a megabyte
+/// of tool output crosses beside the JSON instead of inside it. An index out
+/// of range reads as empty text.
+pub fn restore_texts(entries: &mut Value, texts: &[&str]) {
+    let Value::Array(entries) = entries else { return };
+    for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
+        for (key, value) in entry.iter_mut() {
+            match (key.as_str(), value) {
+                ("messages", Value::Array(messages)) => messages.iter_mut().for_each(|m| restore_message(m, texts)),
+                ("raw", raw) => restore_message(raw, texts),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn restore_message(message: &mut Value, texts: &[&str]) {
+    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else { return };
+    for block in blocks.iter_mut().filter_map(Value::as_object_mut) {
+        if let Some(at) = block.get_mut("textAt").map(Value::take) {
+            let text = at.as_u64().and_then(|k| texts.get(usize::try_from(k).ok()?)).copied();
+            block.insert("text".to_string(), Value::String(text.unwrap_or("").to_string()));
+        }
+    }
+}
 
 /// The text of blocks as the model reads it: text blocks joined by a newline.
 pub fn blocks_text(blocks: &[Block]) -> String {

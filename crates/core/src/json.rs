@@ -10,8 +10,10 @@
 //! small; the rest of the core uses serde_json. The output is byte for byte
 //! what serde_json writes (tested).
 
-use crate::decide::{ClassifierContext, ClassifierQuestion, LargeState, State};
-use crate::pass::{Draft, Outcome};
+use crate::decide::{ClassifierContext, ClassifierQuestion, EarlierConversation, LargeState, State};
+use crate::exchange::ExchangeState;
+use crate::items::SmallState;
+use crate::pass::{ChunkRefs, Draft, Outcome, TextRange};
 
 /// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
 /// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
@@ -73,6 +75,54 @@ fn needs_escape(x: u64) -> bool {
     below_space || zero_in(x ^ (ONES * u64::from(b'"'))) || zero_in(x ^ (ONES * u64::from(b'\\')))
 }
 
+/// A text as a JSON string, or, when parts of it are ranges of out-of-line
+/// texts, as an array of its parts: the strings between, and `[k, from, to]`
+/// for each range (see `pass::finish_json`).
+fn text_parts(out: &mut String, text: &str, ranges: &[TextRange]) {
+    if ranges.is_empty() {
+        return push_str(out, text);
+    }
+    out.push('[');
+    let mut at = 0;
+    for r in ranges {
+        let Some(between) = text.get(at..r.start).filter(|_| r.end >= r.start && text.is_char_boundary(r.end)) else {
+            continue;
+        };
+        if !between.is_empty() {
+            push_str(out, between);
+            out.push(',');
+        }
+        for (j, n) in [r.source, r.from, r.to].into_iter().enumerate() {
+            out.push(if j == 0 { '[' } else { ',' });
+            push_usize(out, n);
+        }
+        out.push_str("],");
+        at = r.end;
+    }
+    push_str(out, text.get(at..).unwrap_or(""));
+    out.push(']');
+}
+
+/// Appends a whole number in decimal.
+fn push_usize(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or(&[]) {
+        out.push(char::from(d));
+    }
+}
+
 /// A small writer for JSON objects in a fixed field order.
 struct Obj<'a> {
     out: &'a mut String,
@@ -107,16 +157,22 @@ impl<'a> Obj<'a> {
     }
 }
 
-/// The JSON text of the requests, as serde_json would write it.
-pub fn requests(requests: &[ClassifierContext]) -> String {
-    let size: usize = requests.iter().map(approximate_size).sum();
+/// The JSON text of the requests, as serde_json would write it, except that
+/// the chunks of a request with `refs` are written as `[text, start, end]`
+/// (see `pass::plan_json`).
+pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> String {
+    let size: usize = requests
+        .iter()
+        .enumerate()
+        .map(|(i, r)| if matches!(refs.get(i), Some(Some(_))) { 4096 } else { approximate_size(r) })
+        .sum();
     let mut out = String::with_capacity(size + size / 16 + 64);
     out.push('[');
     for (i, r) in requests.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        request(&mut out, r);
+        request(&mut out, r, refs.get(i).and_then(Option::as_ref));
     }
     out.push(']');
     out
@@ -129,12 +185,12 @@ fn approximate_size(r: &ClassifierContext) -> usize {
     }
 }
 
-fn request(out: &mut String, r: &ClassifierContext) {
+fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>) {
     let mut o = Obj::new(out);
     match &r.state {
-        State::Large(s) => large_state(o.key("state"), s),
-        // Whole items are small (≤ 4,000 characters each): serde_json is fast enough.
-        other => o.key("state").push_str(&serde_json::to_string(other).unwrap_or_else(|_| "{}".to_string())),
+        State::Large(s) => large_state(o.key("state"), s, refs),
+        State::Small(s) => small_state(o.key("state"), s),
+        State::Exchange(s) => exchange_state(o.key("state"), s),
     }
     let q = o.key("questions");
     let mut qs = Obj::new(q);
@@ -154,15 +210,7 @@ fn request(out: &mut String, r: &ClassifierContext) {
             ClassifierQuestion::Score { instructions, criteria } => {
                 qo.str("type", "score");
                 qo.str("instructions", instructions);
-                let out = qo.key("criteria");
-                out.push('[');
-                for (i, c) in criteria.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    push_str(out, c);
-                }
-                out.push(']');
+                str_list(qo.key("criteria"), criteria);
             }
             ClassifierQuestion::Bool { instructions, criteria } => {
                 qo.str("type", "bool");
@@ -179,10 +227,18 @@ fn request(out: &mut String, r: &ClassifierContext) {
     o.end();
 }
 
-fn large_state(out: &mut String, s: &LargeState) {
-    let mut o = Obj::new(out);
-    o.str("situation", &s.situation);
-    if let Some(e) = &s.earlier_conversation {
+/// The fields every request's state starts with: the situation, the
+/// session before the run, the question, the answer and the notes.
+fn run_fields(
+    o: &mut Obj,
+    situation: &str,
+    earlier: &Option<EarlierConversation>,
+    question: &str,
+    answer: &str,
+    notes: &Option<String>,
+) {
+    o.str("situation", situation);
+    if let Some(e) = earlier {
         let mut eo = Obj::new(o.key("earlier_conversation"));
         eo.opt("summary", &e.summary);
         eo.opt("first_request", &e.first_request);
@@ -202,16 +258,98 @@ fn large_state(out: &mut String, s: &LargeState) {
         }
         eo.end();
     }
-    o.str("user_question", &s.user_question);
-    o.str("final_answer", &s.final_answer);
-    o.opt("agent_notes_during_the_run", &s.agent_notes_during_the_run);
+    o.str("user_question", question);
+    o.str("final_answer", answer);
+    o.opt("agent_notes_during_the_run", notes);
+}
+
+/// A JSON array of strings.
+fn str_list(out: &mut String, items: &[String]) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(out, item);
+    }
+    out.push(']');
+}
+
+fn small_state(out: &mut String, s: &SmallState) {
+    let mut o = Obj::new(out);
+    run_fields(
+        &mut o,
+        &s.situation,
+        &s.earlier_conversation,
+        &s.user_question,
+        &s.final_answer,
+        &s.agent_notes_during_the_run,
+    );
+    let mut items = Obj::new(o.key("outputs"));
+    for (k, item) in &s.outputs.0 {
+        let mut io = Obj::new(items.key(k));
+        io.str("tool", &item.tool);
+        io.opt("status", &item.status);
+        io.opt("superseded", &item.superseded);
+        io.str("output", &item.output);
+        io.end();
+    }
+    items.end();
+    o.end();
+}
+
+fn exchange_state(out: &mut String, s: &ExchangeState) {
+    let mut o = Obj::new(out);
+    run_fields(
+        &mut o,
+        &s.situation,
+        &s.earlier_conversation,
+        &s.user_question,
+        &s.final_answer,
+        &s.agent_notes_during_the_run,
+    );
+    let mut items = Obj::new(o.key("exchanges"));
+    for (k, item) in &s.exchanges.0 {
+        let mut io = Obj::new(items.key(k));
+        io.str("user", &item.user);
+        io.str("assistant", &item.assistant);
+        if !item.tool_calls.is_empty() {
+            str_list(io.key("tool_calls"), &item.tool_calls);
+        }
+        io.str("size", &item.size);
+        io.end();
+    }
+    items.end();
+    o.end();
+}
+
+fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>) {
+    let mut o = Obj::new(out);
+    run_fields(
+        &mut o,
+        &s.situation,
+        &s.earlier_conversation,
+        &s.user_question,
+        &s.final_answer,
+        &s.agent_notes_during_the_run,
+    );
     o.str("tool", &s.tool);
     o.str("tool_arguments", &s.tool_arguments);
     o.opt("tool_status", &s.tool_status);
     o.str("output_size", &s.output_size);
     let mut co = Obj::new(o.key("chunks"));
-    for (k, v) in &s.chunks.0 {
-        co.str(k, v);
+    for (i, (k, v)) in s.chunks.0.iter().enumerate() {
+        match refs.and_then(|r| Some((r.text, *r.ranges.get(i)?))) {
+            Some((text, (start, end))) => {
+                let out = co.key(k);
+                for (j, n) in [text, start, end].into_iter().enumerate() {
+                    out.push(if j == 0 { '[' } else { ',' });
+                    push_usize(out, n);
+                }
+                out.push(']');
+            }
+            None => co.str(k, v),
+        }
     }
     co.end();
     o.end();
@@ -261,7 +399,7 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
                     }
                     let mut bo = Obj::new(content);
                     bo.str("type", b.kind);
-                    bo.str("text", &b.text);
+                    text_parts(bo.key("text"), &b.text, &b.ranges);
                     bo.end();
                 }
                 content.push(']');
@@ -282,7 +420,7 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
         None => "null".to_string(),
     };
     obj.key("record").push_str(&text);
-    obj.key("savedChars").push_str(&o.saved_chars.to_string());
+    push_usize(obj.key("savedChars"), o.saved_chars);
     obj.end();
     Ok(out)
 }
@@ -359,7 +497,43 @@ mod tests {
         input.is_error = false;
         let two = large_request(&input);
         let all = vec![one, two];
-        assert_eq!(requests(&all), serde_json::to_string(&all).unwrap());
-        assert_eq!(requests(&[]), "[]");
+        assert_eq!(requests(&all, &[]), serde_json::to_string(&all).unwrap());
+        assert_eq!(requests(&[], &[]), "[]");
+        // Whole items, every optional field both ways.
+        use crate::exchange::ExchangeItem;
+        use crate::items::SmallItem;
+        let item = |status: Option<&str>, superseded: Option<&str>| SmallItem {
+            tool: "bash `ls`".into(),
+            status: status.map(str::to_string),
+            superseded: superseded.map(str::to_string),
+            output: "a\n\"b\" 😀".into(),
+        };
+        let small = crate::items::small_request(
+            &later,
+            vec![("output_1".into(), item(Some("failed"), Some("run again"))), ("output_2".into(), item(None, None))],
+        );
+        let turn = |calls: Vec<String>| ExchangeItem {
+            user: "u".into(),
+            assistant: "a".into(),
+            tool_calls: calls,
+            size: "1k".into(),
+        };
+        let exchanges = crate::exchange::request(
+            &run,
+            vec![
+                ("exchange_1".into(), turn(vec!["bash `x`".into(), "read `y`".into()])),
+                ("exchange_2".into(), turn(vec![])),
+            ],
+        );
+        let items = vec![small, exchanges];
+        assert_eq!(requests(&items, &[]), serde_json::to_string(&items).unwrap());
+
+        // Chunks by reference: only the second request's chunks become [text, start, end].
+        let refs = [None, Some(ChunkRefs { text: 3, ranges: vec![(0, 9), (10, 1_234_567)] })];
+        let mut expected = serde_json::to_value(&all).unwrap();
+        expected[1]["state"]["chunks"] = serde_json::json!({"chunk_9": [3, 0, 9], "chunk_10": [3, 10, 1_234_567]});
+        let written = requests(&all, &refs);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&written).unwrap(), expected);
+        assert!(written.contains(r#""chunks":{"chunk_9":[3,0,9],"chunk_10":[3,10,1234567]}"#), "in order");
     }
 }

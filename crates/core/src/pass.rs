@@ -1,8 +1,8 @@
 //! The run-end pass for large outputs, as two pure steps around the
 //! classifier (guard.md §1, §3, §5, §6).
 //!
-//! For: `plan` (entries and settings in; the classifier requests and a
-//! serializable pass state out) and `finish` (the pass state and how each
+//! For: `plan` (entries and settings in; the classifier requests and the
+//! pass state out) and `finish` (the pass state and how each
 //! request ended in; the `context_edit` drafts and the record out). The
 //! extension runs the requests in between (limiter, time budget, retries) and
 //! appends the drafts. Not for: I/O, timing or the rules of each step (those
@@ -12,9 +12,11 @@
 //! same plan, run by the same limiter, and more results in the same record.
 //! Mid-run checkpoints (§7) will slot in the same way: `Phase` names them.
 //!
-//! The pass state goes to JavaScript and comes back: everything `finish`
-//! reads is in it, and an altered one cannot make `finish` panic (ranges are
-//! checked; a chunk that does not fit keeps its output, reason `bad-plan`).
+//! The pass state is everything `finish` reads. It stays inside the wasm
+//! module between the two steps (the extension holds a handle, see
+//! `plan_json`), and still an altered one cannot make `finish` panic (ranges
+//! are checked; a chunk that does not fit keeps its output, reason
+//! `bad-plan`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -57,12 +59,25 @@ impl Default for PassInput {
 }
 
 /// When a pass runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     #[default]
     RunEnd,
     MidRun,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::RunEnd => "run-end",
+            Phase::MidRun => "mid-run",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Phase> {
+        [Phase::RunEnd, Phase::MidRun].into_iter().find(|p| p.as_str() == s)
+    }
 }
 
 /// Why a pass has nothing to ask.
@@ -94,8 +109,7 @@ impl Skip {
 }
 
 /// The classifier requests of a pass and the state `finish` needs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// Pi `ClassifierContext`s, to send as they are. Their index is their id:
     /// `finish` takes one outcome per request, in this order.
@@ -103,9 +117,8 @@ pub struct Plan {
     pub pass: PassState,
 }
 
-/// Everything `finish` reads (serializable both ways).
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Everything `finish` reads.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PassState {
     pub phase: Phase,
     pub settings: Settings,
@@ -126,8 +139,7 @@ pub struct PassState {
 }
 
 /// One large output, cut and assigned to requests.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlannedOutput {
     pub entry_id: String,
     pub tool: String,
@@ -144,9 +156,29 @@ pub struct PlannedOutput {
     pub file_offset: Option<usize>,
     pub chunks: Vec<Chunk>,
     pub segments: Vec<PlannedSegment>,
+    /// The out-of-line input text that `text` is, when it is one
+    /// ([`plan_json`]): then kept chunks cross back as ranges of it.
+    pub source: Option<usize>,
 }
 
 impl PlannedOutput {
+    /// Each chunk's text as a range of `text` in UTF-16 units: the chunks
+    /// cover the output in order and their `chars` are JavaScript lengths,
+    /// so a chunk starts at the sum of the sizes before it; its text leaves
+    /// out its final newline (see `chunk_text`).
+    pub fn chunk_units(&self) -> Vec<(usize, usize)> {
+        let mut at = 0usize;
+        self.chunks
+            .iter()
+            .map(|c| {
+                let start = at;
+                at = at.saturating_add(c.chars);
+                let newline = matches!(self.text.as_bytes().get(c.end.wrapping_sub(1)), Some(b'\n'));
+                (start, at.saturating_sub(usize::from(newline)))
+            })
+            .collect()
+    }
+
     /// How its omission lines locate what they stand for.
     pub fn numbering(&self) -> Numbering {
         match (self.grep, self.file_offset) {
@@ -158,8 +190,7 @@ impl PlannedOutput {
 }
 
 /// A segment and the request that carries it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlannedSegment {
     pub segment: Segment,
     /// Index in `Plan::requests`; `None` for an oversize segment (never sent).
@@ -213,10 +244,26 @@ pub struct TextBlock {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub text: String,
+    /// Parts of `text` that are ranges of an out-of-line input text, so the
+    /// boundary can send them as ranges (see [`finish_json`]); not part of
+    /// the draft.
+    #[serde(skip)]
+    pub ranges: Vec<TextRange>,
+}
+
+/// `text[start..end]` (bytes) is `texts[source][from..to]` (UTF-16 units)
+/// of the out-of-line texts the plan was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextRange {
+    pub start: usize,
+    pub end: usize,
+    pub source: usize,
+    pub from: usize,
+    pub to: usize,
 }
 
 /// The record of a pass (§6), `data` of `{ customType: "context-guard" }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
     pub v: u32,
@@ -232,7 +279,7 @@ pub struct Record {
 }
 
 /// What kind of item a result is (§6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultKind {
     Large,
@@ -241,8 +288,25 @@ pub enum ResultKind {
     Image,
 }
 
+impl ResultKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultKind::Large => "large",
+            ResultKind::Small => "small",
+            ResultKind::Exchange => "exchange",
+            ResultKind::Image => "image",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ResultKind> {
+        [ResultKind::Large, ResultKind::Small, ResultKind::Exchange, ResultKind::Image]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
 /// One item's result in a record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultRecord {
     pub kind: ResultKind,
@@ -260,6 +324,51 @@ pub struct ResultRecord {
     pub omitted: Vec<String>,
 }
 
+impl Record {
+    /// A record as a pass wrote it (`data` of a `context-guard` entry on the
+    /// branch), read by hand: every field must be there with its type (a
+    /// record that is not one is left out), unknown ones are ignored. By hand
+    /// rather than derived, for the size of the wasm (see `read`).
+    pub fn from_value(v: &Value) -> Option<Record> {
+        let count = |k: &str| v.get(k)?.as_u64().and_then(|n| usize::try_from(n).ok());
+        Some(Record {
+            v: v.get("v")?.as_u64().and_then(|n| u32::try_from(n).ok())?,
+            phase: Phase::parse(v.get("phase")?.as_str()?)?,
+            model: v.get("model")?.as_str()?.to_string(),
+            saved_chars: count("savedChars")?,
+            requests: count("requests")?,
+            input_tokens: v.get("inputTokens")?.as_f64()?,
+            cost_usd: v.get("costUsd")?.as_f64()?,
+            ms: v.get("ms")?.as_f64()?,
+            timed_out: v.get("timedOut")?.as_bool()?,
+            results: v.get("results")?.as_array()?.iter().map(ResultRecord::from_value).collect::<Option<_>>()?,
+        })
+    }
+}
+
+impl ResultRecord {
+    /// One result of a record (see [`Record::from_value`]); `omitted` may be absent.
+    pub fn from_value(v: &Value) -> Option<ResultRecord> {
+        let count = |k: &str| v.get(k)?.as_u64().and_then(|n| usize::try_from(n).ok());
+        let text = |k: &str| v.get(k)?.as_str().map(str::to_string);
+        Some(ResultRecord {
+            kind: ResultKind::parse(v.get("kind")?.as_str()?)?,
+            entry_id: text("entryId")?,
+            tool: text("tool")?,
+            label: text("label")?,
+            outcome: ResultOutcome::parse(v.get("outcome")?.as_str()?)?,
+            reason: text("reason")?,
+            before_chars: count("beforeChars")?,
+            after_chars: count("afterChars")?,
+            jev: text("jev")?,
+            omitted: match v.get("omitted") {
+                None => Vec::new(),
+                Some(ids) => ids.as_array()?.iter().map(|id| id.as_str().map(str::to_string)).collect::<Option<_>>()?,
+            },
+        })
+    }
+}
+
 impl PassInput {
     pub fn from_value(v: Value) -> PassInput {
         let mut f = Fields::of(v);
@@ -274,56 +383,6 @@ impl PassInput {
     }
 }
 
-impl PassState {
-    pub fn from_value(v: Value) -> PassState {
-        let mut f = Fields::of(v);
-        PassState {
-            phase: if f.opt_string("phase").as_deref() == Some("mid-run") { Phase::MidRun } else { Phase::RunEnd },
-            settings: match f.take("settings") {
-                Value::Object(map) => crate::settings::parse_object(&map),
-                _ => Settings::default(),
-            },
-            // Only a plan with something to ask is finished; the reason is
-            // not read back.
-            skipped: None,
-            requests: f.count("requests"),
-            answer: f.string("answer"),
-            outputs: f.list("outputs", PlannedOutput::from_value),
-            large_rewrite: f.list("largeRewrite", |v| v.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0)),
-            small: f.list("small", PlannedSmall::from_value),
-            exchanges: f.list("exchanges", PlannedExchange::from_value),
-            images: f.list("images", ImageEdit::from_value),
-            requests_so_far: f.count("requestsSoFar"),
-        }
-    }
-}
-
-impl PlannedOutput {
-    pub fn from_value(v: Value) -> PlannedOutput {
-        let mut f = Fields::of(v);
-        PlannedOutput {
-            entry_id: f.string("entryId"),
-            tool: f.string("tool"),
-            label: f.string("label"),
-            is_error: f.boolean("isError"),
-            text: f.string("text"),
-            chars: f.count("chars"),
-            lines: f.count("lines"),
-            grep: f.boolean("grep"),
-            file_offset: f.opt_count("fileOffset"),
-            chunks: f.list("chunks", Chunk::from_value),
-            segments: f.list("segments", PlannedSegment::from_value),
-        }
-    }
-}
-
-impl PlannedSegment {
-    pub fn from_value(v: Value) -> PlannedSegment {
-        let mut f = Fields::of(v);
-        PlannedSegment { segment: Segment::from_value(f.take("segment")), request: f.opt_count("request") }
-    }
-}
-
 impl PassAnswers {
     pub fn from_value(v: Value) -> PassAnswers {
         let mut f = Fields::of(v);
@@ -335,7 +394,7 @@ impl PassAnswers {
     }
 }
 
-crate::deserialize_via_value!(PassInput, PassState, PlannedOutput, PlannedSegment, PassAnswers);
+crate::deserialize_via_value!(PassInput, PassAnswers);
 
 fn skipped(settings: &Settings, why: Skip) -> Plan {
     Plan {
@@ -472,6 +531,7 @@ fn plan_large(
         file_offset: file_offset(&o.tool, &o.arguments),
         chunks: chunked.chunks,
         segments: planned,
+        source: None,
     }
 }
 
@@ -627,9 +687,23 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         if let Some(text) = decision.replacement {
             saved = saved.saturating_add(o.chars.saturating_sub(decision.after_chars));
             other_rewrite = other_rewrite.max(pass.large_rewrite.get(k).copied().unwrap_or(0));
+            let ranges = match o.source {
+                Some(source) => {
+                    let units = o.chunk_units();
+                    decision
+                        .verbatim
+                        .iter()
+                        .filter_map(|v| {
+                            let (from, to) = *units.get(v.chunk)?;
+                            Some(TextRange { start: v.start, end: v.end, source, from, to })
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
             edits.push(Draft::ContextEdit {
                 target_id: o.entry_id.clone(),
-                replacement: Some(text_replacement(vec![text])),
+                replacement: Some(Replacement { content: vec![TextBlock { kind: "text", text, ranges }] }),
             });
         }
         results.push(ResultRecord {
@@ -782,41 +856,100 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
 
 /// A replacement of text blocks.
 fn text_replacement(texts: Vec<String>) -> Replacement {
-    Replacement { content: texts.into_iter().map(|text| TextBlock { kind: "text", text }).collect() }
-}
-
-/// [`plan`] over JSON: `PassInput` (UTF-8 JSON bytes) in; the JSON text of
-/// the requests (`ClassifierContext[]`) and the pass state out, apart, so the
-/// extension parses only the requests and hands the state back to
-/// [`finish_json`] as the bytes it got. This is the form the extension calls:
-/// one `JSON.stringify` and one `JSON.parse` cost less than converting
-/// thousands of objects field by field across the wasm boundary (the
-/// `/context` report does the same), and bytes cross as a copy, not through a
-/// JavaScript string.
-///
-/// The state is a JSON header, a newline, then the output texts raw, one
-/// after another (the header gives their byte lengths): a megabyte is neither
-/// escaped here nor unescaped in `finish_json` (see `json`).
-pub fn plan_json(input: &[u8]) -> Result<(String, Vec<u8>, Option<Skip>), String> {
-    let input: PassInput = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
-    let mut plan = plan(&input);
-    let requests = crate::json::requests(&plan.requests);
-    let texts: Vec<String> = plan.pass.outputs.iter_mut().map(|o| std::mem::take(&mut o.text)).collect();
-    let header = StateHeader { state: &plan.pass, text_bytes: texts.iter().map(String::len).collect() };
-    let mut state = serde_json::to_vec(&header).map_err(|e| format!("pass state: {e}"))?;
-    state.push(b'\n');
-    for t in &texts {
-        state.extend_from_slice(t.as_bytes());
+    Replacement {
+        content: texts.into_iter().map(|text| TextBlock { kind: "text", text, ranges: Vec::new() }).collect(),
     }
-    Ok((requests, state, plan.pass.skipped))
 }
 
-/// The JSON part of the pass state bytes.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StateHeader<'a> {
-    state: &'a PassState,
-    text_bytes: Vec<usize>,
+/// A plan in the form the boundary hands out: the requests as JSON text, and
+/// the state, which stays where it was made (inside the wasm module, held by
+/// the extension as a handle) until [`finish_json`] reads it.
+#[derive(Debug)]
+pub struct Planned {
+    /// `ClassifierContext[]` as JSON text; see [`plan_json`] for the chunk references.
+    pub requests: String,
+    pub state: PassState,
+    pub skipped: Option<Skip>,
+}
+
+/// [`plan`] over the boundary's forms, which are shaped by a pass's size
+/// (product.md "Budgets": ≤ 15 ms of the pass's own work for 1 MB):
+///
+/// - `input` is the UTF-8 JSON of `PassInput` whose long text blocks are out
+///   of line (`{"type": "text", "textAt": k}`, see
+///   [`entry::restore_texts`](crate::entry::restore_texts)); `texts` holds
+///   them as UTF-8, one after another, and `lengths` their byte lengths. A
+///   megabyte of output crosses as one copy of bytes: it is neither escaped
+///   into JSON by the extension nor unescaped here.
+/// - In the requests, a chunk of an output whose text is exactly out-of-line
+///   text `k` is written as `[k, start, end]`: the range of `texts[k]` in
+///   JavaScript characters (UTF-16 units, as `String.prototype.slice` takes
+///   them) whose slice is the chunk's text. The extension slices its own
+///   string, so the chunk texts are neither escaped here nor decoded and
+///   parsed there. Other chunks are written as strings.
+///
+/// The requests are otherwise exactly what serde_json writes for them.
+pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Planned, String> {
+    let texts = split_texts(texts, lengths)?;
+    let mut value: Value = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
+    if let Some(entries) = value.get_mut("entries") {
+        crate::entry::restore_texts(entries, &texts);
+    }
+    let mut plan = plan(&PassInput::from_value(value));
+    let refs = chunk_refs(&mut plan, &texts);
+    let requests = crate::json::requests(&plan.requests, &refs);
+    Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })
+}
+
+/// The out-of-line texts, each checked to be UTF-8.
+fn split_texts<'a>(texts: &'a [u8], lengths: &[u32]) -> Result<Vec<&'a str>, String> {
+    let mut rest = texts;
+    let mut out = Vec::with_capacity(lengths.len());
+    for &len in lengths {
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        if len > rest.len() {
+            return Err("pass texts: the lengths exceed the bytes".to_string());
+        }
+        let (text, after) = rest.split_at(len);
+        out.push(utf8(text)?);
+        rest = after;
+    }
+    Ok(out)
+}
+
+/// Where the chunks of a request are found in the out-of-line texts: the
+/// text's index and each chunk's range in UTF-16 units.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChunkRefs {
+    pub text: usize,
+    pub ranges: Vec<(usize, usize)>,
+}
+
+/// Notes which outputs are exactly one of `texts` (an output of one text
+/// block, the usual case), and for each request of such an output where its
+/// chunks are.
+fn chunk_refs(plan: &mut Plan, texts: &[&str]) -> Vec<Option<ChunkRefs>> {
+    let mut refs = vec![None; plan.requests.len()];
+    for o in &mut plan.pass.outputs {
+        let Some(text) = texts.iter().position(|t| crate::text::same_bytes(t.as_bytes(), o.text.as_bytes())) else {
+            continue;
+        };
+        if !covers(o) {
+            continue;
+        }
+        o.source = Some(text);
+        let units = o.chunk_units();
+        for p in &o.segments {
+            let first = p.segment.first;
+            let (Some(r), Some(part)) = (p.request, units.get(first..first.saturating_add(p.segment.count))) else {
+                continue;
+            };
+            if let Some(slot) = refs.get_mut(r) {
+                *slot = Some(ChunkRefs { text, ranges: part.to_vec() });
+            }
+        }
+    }
+    refs
 }
 
 /// Bytes as text, checked. Read through `from_str` like every other JSON in
@@ -825,29 +958,17 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
 }
 
-/// The pass state from the bytes [`plan_json`] gave. A text that does not
-/// fit reads as empty, so its output keeps (`bad-plan`).
-pub fn read_state(bytes: &[u8]) -> Result<PassState, String> {
-    let split = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
-    let (head, rest) = bytes.split_at(split);
-    let mut header = Fields::of(serde_json::from_str(utf8(head)?).map_err(|e| format!("pass state: {e}"))?);
-    let lengths = header.list("textBytes", |v| v.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
-    let mut state = PassState::from_value(header.take("state"));
-    let mut texts = rest.get(1..).unwrap_or(&[]);
-    for (o, len) in state.outputs.iter_mut().zip(lengths) {
-        let (text, after) = texts.split_at(len.min(texts.len()));
-        o.text = std::str::from_utf8(text).map(str::to_string).unwrap_or_default();
-        texts = after;
-    }
-    Ok(state)
-}
-
-/// [`finish`] over JSON: the pass state bytes [`plan_json`] gave and the
-/// runner's result (UTF-8 JSON) in, `Outcome` as JSON text out.
-pub fn finish_json(pass: &[u8], answers: &[u8]) -> Result<String, String> {
-    let pass = read_state(pass)?;
+/// [`finish`] over JSON: a planned pass's state and the runner's result
+/// (UTF-8 JSON of `PassAnswers`) in, `Outcome` as JSON text out, as
+/// serde_json writes it except that a replacement text with kept chunks of an
+/// out-of-line text is written as its parts: strings, and `[k, start, end]`
+/// for the range of `texts[k]` in UTF-16 units, to be joined as they are. A
+/// megabyte of kept output is then neither escaped here nor decoded and
+/// parsed by the extension, which slices its own string (as for the
+/// requests, see [`plan_json`]).
+pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
     let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
-    crate::json::outcome(&finish(&pass, &answers))
+    crate::json::outcome(&finish(pass, &answers))
 }
 
 #[cfg(test)]
@@ -916,11 +1037,7 @@ mod tests {
         assert!(!p.requests.is_empty());
         assert_eq!(p.pass.requests, p.requests.len());
 
-        // The state crosses to JS and back unchanged.
-        let back: PassState = serde_json::from_str(&serde_json::to_string(&p.pass).unwrap()).unwrap();
-        assert_eq!(back, p.pass);
-
-        let out = finish(&back, &answer_keeping(&p, "src/f3.ts:"));
+        let out = finish(&p.pass, &answer_keeping(&p, "src/f3.ts:"));
         assert_eq!(out.entries.len(), 2);
         let edit = serde_json::to_value(&out.entries[0]).unwrap();
         assert_eq!(edit["type"], "context_edit");
@@ -956,30 +1073,81 @@ mod tests {
         assert_eq!(data["savedChars"], out.saved_chars);
     }
 
-    #[test]
-    fn the_json_forms_round_trip_the_state_with_raw_texts() {
-        let text = format!("{}\n\"quoted\" 日本 😀\n", grep_text(100));
-        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text)]);
-        let bytes = serde_json::to_vec(&inp).unwrap();
-        let (requests, state, skipped) = plan_json(&bytes).unwrap();
-        assert_eq!(skipped, None);
-        let p = plan(&inp);
-        assert_eq!(requests, serde_json::to_string(&p.requests).unwrap());
-        assert_eq!(read_state(&state).unwrap(), p.pass);
-        let answers = serde_json::to_vec(&answer_keeping(&p, "src/f3.ts:")).unwrap();
-        let text = finish_json(&state, &answers).unwrap();
-        let finished = finish(&p.pass, &answer_keeping(&p, "src/f3.ts:"));
-        assert_eq!(text, serde_json::to_string(&finished).unwrap(), "the fast writer writes what serde_json writes");
-        let out: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(out["entries"][0]["type"], "context_edit");
-        // Cut or garbled state bytes never panic; the outputs keep.
-        for cut in [0, 1, state.len() / 2, state.len() - 1] {
-            if let Ok(s) = read_state(&state[..cut]) {
-                let o = finish(&s, &answer_keeping(&p, "src/f3.ts:"));
-                assert!(o.entries.iter().all(|e| !matches!(e, Draft::ContextEdit { .. })));
+    /// The pass input as the extension sends it: the tool result's text out of line.
+    fn out_of_line(inp: &PassInput) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
+        let mut v = serde_json::to_value(inp).unwrap();
+        let mut texts = Vec::new();
+        let mut lengths = Vec::new();
+        for e in v["entries"].as_array_mut().unwrap() {
+            for m in e["messages"].as_array_mut().unwrap() {
+                for b in m["content"].as_array_mut().into_iter().flatten() {
+                    if b["type"] == "text" && b["text"].as_str().is_some_and(|t| t.len() > 1000) {
+                        let t = b["text"].as_str().unwrap().to_string();
+                        texts.extend_from_slice(t.as_bytes());
+                        *b = json!({"type": "text", "textAt": lengths.len()});
+                        lengths.push(t.len() as u32);
+                    }
+                }
             }
         }
-        assert!(finish_json(b"\xff", &answers).is_err());
+        (serde_json::to_vec(&v).unwrap(), texts, lengths)
+    }
+
+    #[test]
+    fn the_json_forms_take_texts_out_of_line_and_give_chunks_as_ranges() {
+        let text = format!("{}\n\"quoted\" 日本 😀\n", grep_text(100));
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text.clone())]);
+        let p = plan(&inp);
+
+        // All inline: exactly what serde_json writes.
+        let planned = plan_json(&serde_json::to_vec(&inp).unwrap(), &[], &[]).unwrap();
+        assert_eq!(planned.skipped, None);
+        assert_eq!(planned.requests, serde_json::to_string(&p.requests).unwrap());
+        assert_eq!(planned.state, p.pass);
+
+        // Out of line: the same plan; each chunk is a range of the text in
+        // UTF-16 units, and slicing gives the chunk text.
+        let (json, texts, lengths) = out_of_line(&inp);
+        let planned = plan_json(&json, &texts, &lengths).unwrap();
+        assert_eq!(planned.state.outputs[0].source, Some(0));
+        let mut state = planned.state.clone();
+        state.outputs[0].source = None;
+        assert_eq!(state, p.pass);
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let slice = |range: &Value| {
+            let r: Vec<usize> = range.as_array().unwrap().iter().map(|n| n.as_u64().unwrap() as usize).collect();
+            assert_eq!(r[0], 0, "the only out-of-line text");
+            String::from_utf16(&units[r[1]..r[2]]).unwrap()
+        };
+        let mut requests: Value = serde_json::from_str(&planned.requests).unwrap();
+        for r in requests.as_array_mut().unwrap() {
+            for (_, c) in r["state"]["chunks"].as_object_mut().unwrap() {
+                *c = Value::String(slice(c));
+            }
+        }
+        assert_eq!(requests, serde_json::to_value(&p.requests).unwrap());
+
+        // The outcome: the kept chunks as ranges too; joined, the replacement text.
+        let answers = answer_keeping(&p, "src/f3.ts:");
+        let expected = finish(&p.pass, &answers);
+        let written = finish_json(&planned.state, &serde_json::to_vec(&answers).unwrap()).unwrap();
+        let mut out: Value = serde_json::from_str(&written).unwrap();
+        let block = &mut out["entries"][0]["replacement"]["content"][0]["text"];
+        let parts = block.as_array().unwrap().clone();
+        assert!(parts.iter().any(Value::is_array) && parts.iter().any(Value::is_string));
+        *block = Value::String(parts.iter().map(|p| p.as_str().map_or_else(|| slice(p), str::to_string)).collect());
+        assert_eq!(out, serde_json::to_value(&expected).unwrap());
+        // Without out-of-line texts, byte for byte what serde_json writes.
+        let written = finish_json(&p.pass, &serde_json::to_vec(&answers).unwrap()).unwrap();
+        assert_eq!(written, serde_json::to_string(&expected).unwrap(), "what serde_json writes");
+
+        // Malformed forms are errors, or read as empty text; never a panic.
+        assert!(plan_json(&json, &texts, &[lengths[0] + 1]).is_err());
+        assert!(plan_json(&json, b"\xff\xfe", &[2]).is_err());
+        assert!(plan_json(b"\xff", &[], &[]).is_err());
+        assert!(finish_json(&planned.state, b"\xff").is_err());
+        let missing = plan_json(&json, &[], &[]).unwrap();
+        assert_eq!(missing.skipped, Some(Skip::NoLargeOutputs), "a missing text reads as empty");
     }
 
     #[test]
@@ -1112,6 +1280,8 @@ mod tests {
         assert_eq!(p.pass.exchanges.len(), 2, "u2 and u3 are the recent two");
         assert_eq!(p.pass.images.len(), 1);
         assert_eq!(p.requests.len(), 2, "one batch of small outputs, one of exchanges");
+        // Written by the fast writer as serde_json writes them, every kind.
+        assert_eq!(crate::json::requests(&p.requests, &[]), serde_json::to_string(&p.requests).unwrap());
         let out = finish(&p.pass, &answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 }));
         let v = serde_json::to_value(&out.entries).unwrap();
         let edits: Vec<&Value> = v.as_array().unwrap().iter().filter(|e| e["type"] == "context_edit").collect();
@@ -1146,9 +1316,9 @@ mod tests {
         assert_eq!(rec.saved_chars, out.saved_chars);
         assert_eq!(rec.saved_chars, rec.results.iter().map(|r| r.before_chars - r.after_chars).sum::<usize>());
         // The JSON form writes `replacement: null`, byte for byte as serde_json.
-        let (_, state, _) = plan_json(&serde_json::to_vec(&inp).unwrap()).unwrap();
+        let planned = plan_json(&serde_json::to_vec(&inp).unwrap(), &[], &[]).unwrap();
         let answers = answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 });
-        let text = finish_json(&state, &serde_json::to_vec(&answers).unwrap()).unwrap();
+        let text = finish_json(&planned.state, &serde_json::to_vec(&answers).unwrap()).unwrap();
         assert_eq!(text, serde_json::to_string(&finish(&p.pass, &answers)).unwrap());
     }
 

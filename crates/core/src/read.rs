@@ -22,9 +22,11 @@ impl Fields {
         }
     }
 
-    /// A field's value, moved out (`null` when missing).
+    /// A field's value, moved out (`null` when missing). Taken, not removed:
+    /// the map's removal code is kilobytes in the wasm and nothing reads a
+    /// field twice.
     pub fn take(&mut self, key: &str) -> Value {
-        self.0.remove(key).unwrap_or(Value::Null)
+        self.0.get_mut(key).map(Value::take).unwrap_or(Value::Null)
     }
 
     pub fn string(&mut self, key: &str) -> String {

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::chunk::{chunk_text, Chunk, FastSet};
+use crate::chunk::{chunk_text, Chunk, FastMap};
 use crate::text::{sanitize_line, short_count};
 
 /// The start of every text the guard writes into the context.
@@ -117,20 +117,44 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The replacement text: the distilled output, or the one-line note when
-/// nothing is kept. `None` if a chunk does not fit the text (a plan that came
-/// back altered), so the caller keeps the output.
+/// nothing is kept. `None` if a chunk does not fit the text (an altered
+/// plan), so the caller keeps the output.
 pub fn replacement(d: &Distill) -> Option<String> {
+    render(d).map(|r| r.text)
+}
+
+/// A replacement text and where in it the kept chunks were copied verbatim.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Rendered {
+    pub text: String,
+    /// In order: the byte range in `text` of each kept chunk's text, and the chunk.
+    pub verbatim: Vec<Verbatim>,
+}
+
+/// One kept chunk's text inside a replacement (see [`Rendered`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verbatim {
+    pub start: usize,
+    pub end: usize,
+    /// Index of the chunk in the output.
+    pub chunk: usize,
+}
+
+/// [`replacement`], with where the kept chunks are in it: the boundary sends
+/// those as ranges of the text the extension already has (`pass::finish_json`).
+pub fn render(d: &Distill) -> Option<Rendered> {
     let kept = |i: usize| d.keep.get(i).copied().unwrap_or(true);
     let kept_lines: usize = d.chunks.iter().enumerate().filter(|(i, _)| kept(*i)).map(|(_, c)| c.lines).sum();
     let kept_chars: usize = d.chunks.iter().enumerate().filter(|(i, _)| kept(*i)).map(|(_, c)| c.chars).sum();
     let recall = recall_call(d.entry_id);
     if kept_lines == 0 && kept_chars == 0 {
-        return Some(format!(
+        let text = format!(
             "{MARK} Removed the output of {}: {} ({} chars) judged not needed for the answer. Full output: {recall}.",
             d.label,
             plural(d.lines, "line", "lines"),
             short_count(d.chars),
-        ));
+        );
+        return Some(Rendered { text, verbatim: Vec::new() });
     }
     let mut out = format!(
         "{MARK} Distilled the output of {}: kept {kept_lines} of {} ({} of {} chars); the rest was judged not needed for \
@@ -140,6 +164,7 @@ pub fn replacement(d: &Distill) -> Option<String> {
         short_count(kept_chars),
         short_count(d.chars),
     );
+    let mut verbatim = Vec::new();
     let mut removed: Vec<&Chunk> = Vec::new();
     for (i, c) in d.chunks.iter().enumerate() {
         if kept(i) {
@@ -149,7 +174,9 @@ pub fn replacement(d: &Distill) -> Option<String> {
                 removed.clear();
             }
             out.push('\n');
+            let start = out.len();
             out.push_str(chunk_text(d.text, c)?);
+            verbatim.push(Verbatim { start, end: out.len(), chunk: i });
         } else {
             removed.push(c);
         }
@@ -158,7 +185,7 @@ pub fn replacement(d: &Distill) -> Option<String> {
         out.push('\n');
         out.push_str(&omission(&removed, d.numbering));
     }
-    Some(out)
+    Some(Rendered { text: out, verbatim })
 }
 
 /// The line that stands for a run of removed chunks.
@@ -177,10 +204,11 @@ pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
     match numbering {
         Numbering::Grep => {
             // Distinct files in order; a set, since a run can span thousands.
-            let mut seen: FastSet<&str> = FastSet::default();
+            // A map like the one `chunk` keeps of file names: one hash table type in the wasm.
+            let mut seen: FastMap<&str, u32> = FastMap::default();
             let mut files: Vec<&str> = Vec::new();
             for f in run.iter().flat_map(|c| c.files.iter()) {
-                if seen.insert(f.as_str()) {
+                if seen.insert(f.as_str(), 0).is_none() {
                     files.push(f);
                 }
             }
@@ -217,6 +245,21 @@ mod tests {
         let long = tool_label("bash", &json!({"command": "😀".repeat(100)}));
         assert!(crate::text::js_len(&long) <= "bash ``".len() + LABEL_DETAIL_MAX);
         assert!(long.ends_with("…`"));
+    }
+
+    #[test]
+    fn render_says_where_the_kept_chunks_are() {
+        let text: String = (1..=300).map(|i| format!("line {i:04} 日本 😀 {}\n", "x".repeat(30))).collect();
+        let c = chunk(&text);
+        let keep: Vec<bool> = (0..c.chunks.len()).map(|i| i % 3 == 1).collect();
+        let d = distill(&text, &c.chunks, &keep, Numbering::Output);
+        let r = render(&d).unwrap();
+        assert_eq!(r.text, replacement(&d).unwrap());
+        let kept: Vec<usize> = (0..c.chunks.len()).filter(|i| keep[*i]).collect();
+        assert_eq!(r.verbatim.iter().map(|v| v.chunk).collect::<Vec<_>>(), kept);
+        for v in &r.verbatim {
+            assert_eq!(&r.text[v.start..v.end], chunk_text(&text, &c.chunks[v.chunk]).unwrap());
+        }
     }
 
     #[test]

@@ -218,10 +218,14 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         "maxChunksPerSegment" => s.max_chunks_per_segment = int(key, v, 1, 1000, d.max_chunks_per_segment, w),
         "excludeTools" => match v.as_array().and_then(|a| a.iter().map(|t| t.as_str().map(str::to_string)).collect()) {
             Some(tools) => s.exclude_tools = tools,
-            None => w.push(format!(
-                "\"excludeTools\" must be an array of tool names; using the default {:?}",
-                d.exclude_tools
-            )),
+            None => {
+                // As `{:?}` would list them, without pulling `Debug` for strings into the wasm.
+                let quoted: Vec<String> = d.exclude_tools.iter().map(|t| format!("\"{t}\"")).collect();
+                w.push(format!(
+                    "\"excludeTools\" must be an array of tool names; using the default [{}]",
+                    quoted.join(", ")
+                ))
+            }
         },
         "distillErrors" => s.distill_errors = boolean(key, v, d.distill_errors, w),
         "historyExchanges" => s.history_exchanges = int(key, v, 0, 10, d.history_exchanges, w),

@@ -13,7 +13,7 @@
 //! from columns ([`columns`], [`columns_json`]); [`StatsInput`] is the same
 //! read as JSON ([`stats_json`]).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, Content, ContextEntry, Message};
@@ -44,8 +44,8 @@ pub enum Mark {
 }
 
 /// The figures `/guard`, the status bar and `/context` show.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Characters kept out of the context now (raw size − visible size).
     pub saved_chars: usize,
@@ -62,6 +62,27 @@ pub struct Stats {
     pub input_tokens: f64,
     pub cost_usd: f64,
 }
+
+impl Stats {
+    /// The figures as `stats_json` wrote them (read back by `/guard`'s
+    /// summary); a missing or wrong-typed field reads as 0.
+    pub fn from_value(v: Value) -> Stats {
+        let f = crate::read::Fields::of(v);
+        Stats {
+            saved_chars: f.count("savedChars"),
+            items: f.count("items"),
+            lifetime_chars: f.count("lifetimeChars"),
+            compacted: f.boolean("compacted"),
+            runs: f.count("runs"),
+            checkpoints: f.count("checkpoints"),
+            requests: f.count("requests"),
+            input_tokens: f.number("inputTokens").unwrap_or(0.0),
+            cost_usd: f.number("costUsd").unwrap_or(0.0),
+        }
+    }
+}
+
+crate::deserialize_via_value!(Stats);
 
 /// The status-bar text in two parts: `saved` is shown in the theme's success
 /// colour, `rest` dimmed. `text` is both together.
@@ -339,7 +360,13 @@ pub fn columns_json(shape: &[u32], heads: &[u8], marks: &[f64], image: impl FnMu
 
 fn figures_json(stats: &Stats) -> String {
     let status = status_text(stats);
-    serde_json::json!({ "stats": stats, "status": status }).to_string()
+    // A struct, not `json!`: that would pull serde_json's value serializer into the wasm.
+    #[derive(Serialize)]
+    struct Out<'a> {
+        stats: &'a Stats,
+        status: &'a StatusText,
+    }
+    serde_json::to_string(&Out { stats, status: &status }).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! (`stats`) and the records on the branch. Not for: computing savings or
 //! reading settings.
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::pass::{Record, ResultKind};
@@ -14,8 +13,7 @@ use crate::stats::{status_text, Stats};
 use crate::text::{sanitize_line, short_count};
 
 /// What the report reads.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct SummaryInput {
     pub enabled: bool,
     /// `provider/id` of the configured classifier.
@@ -32,6 +30,29 @@ pub struct SummaryInput {
     pub core_version: String,
     pub core_load_ms: f64,
 }
+
+impl SummaryInput {
+    /// Read by hand like the guard's other inputs (`read`): a missing or
+    /// wrong-typed field reads as empty.
+    pub fn from_value(v: Value) -> SummaryInput {
+        let mut f = crate::read::Fields::of(v);
+        SummaryInput {
+            enabled: f.boolean("enabled"),
+            model: f.string("model"),
+            model_problem: f.opt_string("modelProblem"),
+            settings_path: f.string("settingsPath"),
+            warnings: f.list("warnings", |w| w.as_str().unwrap_or("").to_string()),
+            mid_run: f.boolean("midRun"),
+            prune_exchanges: f.boolean("pruneExchanges"),
+            stats: Stats::from_value(f.take("stats")),
+            records: f.list("records", |r| r),
+            core_version: f.string("coreVersion"),
+            core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
+        }
+    }
+}
+
+crate::deserialize_via_value!(SummaryInput);
 
 /// The `/guard` report, plain text, one fact a line.
 pub fn summary(input: &SummaryInput) -> String {
@@ -83,7 +104,7 @@ pub fn summary(input: &SummaryInput) -> String {
         // not built yet: say so rather than "on".
         if input.mid_run { "not in this version (midRun has no effect yet)" } else { "off" }
     ));
-    let records: Vec<Record> = input.records.iter().filter_map(|v| serde_json::from_value(v.clone()).ok()).collect();
+    let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
     for kind in [ResultKind::Large, ResultKind::Small, ResultKind::Exchange, ResultKind::Image] {
         let Some(record) = records.iter().rev().find(|r| r.results.iter().any(|x| x.kind == kind)) else {
             continue;
@@ -99,10 +120,9 @@ pub fn summary(input: &SummaryInput) -> String {
             if record.timed_out { ", timed out" } else { "" }
         ));
         for r in record.results.iter().filter(|x| x.kind == kind) {
-            let outcome = serde_json::to_value(r.outcome).ok().and_then(|v| v.as_str().map(str::to_string));
             lines.push(format!(
                 "    {} {}: {} → {} chars ({}) {}",
-                outcome.unwrap_or_default(),
+                r.outcome.as_str(),
                 sanitize_line(&r.label, 60),
                 short_count(r.before_chars),
                 short_count(r.after_chars),

@@ -13,6 +13,76 @@ pub fn word(w: &[u8]) -> u64 {
     b(0) | b(1) << 8 | b(2) << 16 | b(3) << 24 | b(4) << 32 | b(5) << 40 | b(6) << 48 | b(7) << 56
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` that is zero (exact for the lowest such
+/// byte; a higher one may be marked spuriously after it, so only the lowest
+/// is read).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(ONES) & !x & HIGH
+}
+
+/// Whether any of the eight bytes of `x` is below `n` (at most 0x80).
+#[inline(always)]
+pub fn any_byte_below(x: u64, n: u8) -> bool {
+    x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH != 0
+}
+
+/// Whether any of the eight bytes of `x` is `b`.
+#[inline(always)]
+pub fn any_byte_is(x: u64, b: u8) -> bool {
+    zero_bytes(x ^ (ONES * u64::from(b))) != 0
+}
+
+/// Index of the first `b` in `bytes`. Eight bytes at a time: the wasm build
+/// is optimized for size, so a plain byte loop (or `memchr`, four bytes at a
+/// time on wasm32) is what every line of a megabyte output would pay.
+/// Inlined: it runs a few times per line, and at `opt-level = "z"` a call
+/// costs more than a short search.
+#[inline(always)]
+pub fn find_byte(bytes: &[u8], b: u8) -> Option<usize> {
+    let pattern = ONES * u64::from(b);
+    let mut i = 0;
+    while let Some(w) = bytes.get(i..i + 8) {
+        let found = zero_bytes(word(w) ^ pattern);
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while let Some(&c) = bytes.get(i) {
+        if c == b {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `a == b`, eight bytes at a time (the wasm build's `memcmp` compares byte
+/// by byte; this runs on whole outputs).
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while let (Some(x), Some(y)) = (a.get(i..i + 8), b.get(i..i + 8)) {
+        if word(x) != word(y) {
+            return false;
+        }
+        i += 8;
+    }
+    while let (Some(x), Some(y)) = (a.get(i), b.get(i)) {
+        if x != y {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Length in UTF-16 code units (JavaScript's `string.length`).
 ///
 /// Counted over bytes rather than chars because it runs over every line of a
@@ -22,21 +92,27 @@ pub fn word(w: &[u8]) -> u64 {
 /// not vectorize a byte loop.
 pub fn js_len(s: &str) -> usize {
     let bytes = s.as_bytes();
-    if s.is_ascii() {
-        return bytes.len();
-    }
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut continuation = 0usize;
     let mut four_byte_leads = 0usize;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let x = word(w);
-        // Bit 7 set and bit 6 clear: 10xxxxxx.
-        continuation += (x & !(x << 1) & HIGH).count_ones() as usize;
-        // Bits 7 to 4 set: 11110xxx.
-        four_byte_leads += (x & (x << 1) & (x << 2) & (x << 3) & HIGH).count_ones() as usize;
+    // Sixteen bytes at a time; an ASCII pair of words (most of most outputs)
+    // costs one test, so there is no separate `is_ascii` pass first. An
+    // index loop, not `chunks_exact`: at `opt-level = "z"` the iterator's
+    // `next` stays a call per step.
+    let mut i = 0;
+    while let Some(p) = bytes.get(i..i + 16) {
+        i += 16;
+        let (a, b) = (word(p.get(..8).unwrap_or(&[])), word(p.get(8..).unwrap_or(&[])));
+        if (a | b) & HIGH == 0 {
+            continue;
+        }
+        for x in [a, b] {
+            // Bit 7 set and bit 6 clear: 10xxxxxx.
+            continuation += (x & !(x << 1) & HIGH).count_ones() as usize;
+            // Bits 7 to 4 set: 11110xxx.
+            four_byte_leads += (x & (x << 1) & (x << 2) & (x << 3) & HIGH).count_ones() as usize;
+        }
     }
-    for &b in words.remainder() {
+    for &b in bytes.get(i..).unwrap_or(&[]) {
         continuation += usize::from(b & 0xC0 == 0x80);
         four_byte_leads += usize::from(b >= 0xF0);
     }
@@ -218,6 +294,45 @@ mod tests {
             "0123456😀日本語é𝄞abcdefgh\u{80}\u{10000}xyz😀😀😀😀😀",
         ] {
             assert_eq!(js_len(s), s.chars().map(char::len_utf16).sum::<usize>(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn js_len_counts_every_position_of_every_width() {
+        // Each width of character at every offset of a 40-byte string, across
+        // the 16-byte steps and the tail.
+        for ch in ['é', '日', '😀', 'a'] {
+            for len in 0..40 {
+                for at in 0..=len {
+                    let mut s = "x".repeat(len);
+                    s.insert(at, ch);
+                    assert_eq!(js_len(&s), s.chars().map(char::len_utf16).sum::<usize>(), "{s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byte_helpers_agree_with_plain_loops() {
+        for len in 0..20 {
+            for at in 0..len {
+                for b in [b'\n', b':', b'-', 0u8, 0xff] {
+                    let mut v = vec![b'x'; len];
+                    v[at] = b;
+                    assert_eq!(find_byte(&v, b), v.iter().position(|&x| x == b), "{v:?}");
+                    let mut w = v.clone();
+                    assert!(same_bytes(&v, &w));
+                    w[at] = b'y';
+                    assert!(!same_bytes(&v, &w));
+                }
+            }
+            assert_eq!(find_byte(&vec![b'x'; len], b'-'), None);
+            assert!(!same_bytes(&vec![b'x'; len], &vec![b'x'; len + 1]));
+        }
+        for b in 0..=255u8 {
+            let x = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
+            assert_eq!(any_byte_below(x, 0x21), b < 0x21, "{b}");
+            assert_eq!(any_byte_is(x, 0x7f), b == 0x7f, "{b}");
         }
     }
 

@@ -12,7 +12,7 @@ use context_guard_core::chunk::{chunk, chunk_text, segments};
 use context_guard_core::decide::{interpret, RequestOutcome};
 use context_guard_core::entry::{ContextEntry, Message};
 use context_guard_core::exchange::STUB_PREFIX;
-use context_guard_core::pass::{finish, finish_json, plan, plan_json, read_state, PassAnswers, PassInput};
+use context_guard_core::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::recall::{recall, RecallRequest};
 use context_guard_core::render::tool_label;
 use context_guard_core::render::MARK;
@@ -260,12 +260,12 @@ fn plan_and_finish_never_panic_and_edits_are_well_formed() {
                 assert!(js_len(t) < js_len(&output));
             }
         }
-        // The JSON forms, and state bytes cut or flipped.
+        // The JSON forms, and input bytes, out-of-line texts and lengths cut or flipped.
         let bytes = serde_json::to_vec(&input).unwrap();
-        let (_, state, _) = plan_json(&bytes).unwrap();
+        let planned = plan_json(&bytes, &[], &[]).unwrap();
         let ans = serde_json::to_vec(&answers).unwrap_or_default();
-        let _ = finish_json(&state, &ans);
-        let mut bad = state.clone();
+        let _ = finish_json(&planned.state, &ans);
+        let mut bad = bytes.clone();
         for _ in 0..1 + rng.below(4) {
             if !bad.is_empty() {
                 let i = rng.below(bad.len());
@@ -273,11 +273,11 @@ fn plan_and_finish_never_panic_and_edits_are_well_formed() {
             }
         }
         bad.truncate(rng.below(bad.len() + 1));
-        if let Ok(s) = read_state(&bad) {
-            let _ = finish(&s, &answers);
+        let lengths: Vec<u32> = (0..rng.below(4)).map(|_| rng.below(bad.len() + 2) as u32).collect();
+        if let Ok(p) = plan_json(&bad, &bad, &lengths) {
+            let _ = finish_json(&p.state, &bad);
         }
-        let _ = finish_json(&bad, &bad);
-        let _ = plan_json(&bad);
+        let _ = finish_json(&planned.state, &bad);
     }
 }
 
@@ -524,8 +524,8 @@ fn whole_items_never_panic_and_omissions_keep_calls_with_results() {
             assert!(!kept.contains(id), "call {id} split by an omission");
         }
         let bytes = serde_json::to_vec(&input).unwrap();
-        let (_, state, _) = plan_json(&bytes).unwrap();
-        let _ = finish_json(&state, b"{}");
+        let planned = plan_json(&bytes, &[], &[]).unwrap();
+        let _ = finish_json(&planned.state, b"{}");
     }
 }
 

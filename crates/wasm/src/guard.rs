@@ -3,9 +3,11 @@
 //!
 //! Structured values cross as JSON text, like the `/context` report: one
 //! `JSON.stringify` and one `JSON.parse` on the JavaScript side, one serde
-//! pass here, and a megabyte of tool output crosses as one string instead of
-//! field by field. Each export only converts; the types are mirrored in
-//! `extension/guard-types.ts`.
+//! pass here. The run-end pass is shaped by its size instead (see
+//! `pass::plan_json`): long texts cross as UTF-8 bytes beside the JSON, the
+//! plan stays here as a [`Pass`] between the two steps, and chunk texts go
+//! back as ranges of the texts the extension already has. Each export only
+//! converts; the types are mirrored in `extension/guard-types.ts`.
 
 use context_guard_core::{pass, recall, render, settings, text};
 use wasm_bindgen::prelude::*;
@@ -23,32 +25,44 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, JsError> {
     settings::set_enabled(json, enabled).map_err(|e| JsError::new(&e))
 }
 
-/// What `planPass` gives: the requests to send, as the JSON text of
-/// `ClassifierContext[]`; the pass state, opaque bytes to hand back to
-/// `finishPass` as they are; and why there is nothing to ask, if so (`off`,
-/// `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
-/// done with it.
-#[wasm_bindgen(getter_with_clone)]
-pub struct PlannedPass {
-    pub requests: String,
-    pub state: Vec<u8>,
-    pub skipped: Option<String>,
+/// A run-end pass between its two steps. The plan stays here, inside the
+/// wasm module, while the extension asks the classifier: only its requests
+/// cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
+/// `finishPass` consumes it; otherwise call `free()`.
+#[wasm_bindgen]
+pub struct Pass(pass::Planned);
+
+#[wasm_bindgen]
+impl Pass {
+    /// The JSON text of `ClassifierContext[]`, one request each, in order;
+    /// chunks of an out-of-line text come as `[text, start, end]` (see
+    /// `pass::plan_json`). Moved out: a second call gives `""`.
+    #[wasm_bindgen(js_name = takeRequests)]
+    pub fn take_requests(&mut self) -> String {
+        std::mem::take(&mut self.0.requests)
+    }
+
+    /// Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
+    /// `below-min-run-chars`.
+    #[wasm_bindgen(getter)]
+    pub fn skipped(&self) -> Option<String> {
+        self.0.skipped.map(|s| s.as_str().to_string())
+    }
 }
 
-/// Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
-/// (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
-/// a copy of bytes, not through a string).
+/// Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
+/// blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
+/// texts as UTF-8 one after another, and their byte lengths.
 #[wasm_bindgen(js_name = planPass)]
-pub fn plan_pass(input: &[u8]) -> Result<PlannedPass, JsError> {
-    let (requests, state, skipped) = pass::plan_json(input).map_err(|e| JsError::new(&e))?;
-    Ok(PlannedPass { requests, state, skipped: skipped.map(|s| s.as_str().to_string()) })
+pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
+    pass::plan_json(input, texts, lengths).map(Pass).map_err(|e| JsError::new(&e))
 }
 
-/// Step two: the JSON text of `Outcome` from the state `planPass` gave and
+/// Step two: the JSON text of `Outcome` from a planned pass (consumed) and
 /// the UTF-8 JSON of the runner's `PassAnswers`.
 #[wasm_bindgen(js_name = finishPass)]
-pub fn finish_pass(state: &[u8], answers: &[u8]) -> Result<String, JsError> {
-    pass::finish_json(state, answers).map_err(|e| JsError::new(&e))
+pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
+    pass::finish_json(&pass.0.state, answers).map_err(|e| JsError::new(&e))
 }
 
 /// `RecallReply` for a `RecallRequest`.
