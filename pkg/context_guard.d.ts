@@ -2,21 +2,26 @@
 /* eslint-disable */
 
 /**
- * What `planPass` gives: the requests to send, as the JSON text of
- * `ClassifierContext[]`; the pass state, opaque bytes to hand back to
- * `finishPass` as they are; and why there is nothing to ask, if so (`off`,
- * `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
- * done with it.
+ * A run-end pass between its two steps. The plan stays here, inside the
+ * wasm module, while the extension asks the classifier: only its requests
+ * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
+ * `finishPass` consumes it; otherwise call `free()`.
  */
-export class PlannedPass {
+export class Pass {
     private constructor();
     free(): void;
     [Symbol.dispose](): void;
-    requests: string;
-    get skipped(): string | undefined;
-    set skipped(value: string | null | undefined);
-    get state(): Uint8Array;
-    set state(value: Uint8Array | number[]);
+    /**
+     * The JSON text of `ClassifierContext[]`, one request each, in order;
+     * chunks of an out-of-line text come as `[text, start, end]` (see
+     * `pass::plan_json`). Moved out: a second call gives `""`.
+     */
+    takeRequests(): string;
+    /**
+     * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
+     * `below-min-run-chars`.
+     */
+    readonly skipped: string | undefined;
 }
 
 /**
@@ -35,10 +40,10 @@ export class PlannedPass {
 export function buildReport(inputs: string, tokens: Float64Array | number[], kind: Uint32Array | number[], describe: (index: number) => string): string;
 
 /**
- * Step two: the JSON text of `Outcome` from the state `planPass` gave and
+ * Step two: the JSON text of `Outcome` from a planned pass (consumed) and
  * the UTF-8 JSON of the runner's `PassAnswers`.
  */
-export function finishPass(state: Uint8Array | number[], answers: Uint8Array | number[]): string;
+export function finishPass(pass: Pass, answers: Uint8Array | number[]): string;
 
 /**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
@@ -74,11 +79,11 @@ export function guardSummary(input: string): string;
 export function parseSettings(json: string): string;
 
 /**
- * Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
- * (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
- * a copy of bytes, not through a string).
+ * Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
+ * blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
+ * texts as UTF-8 one after another, and their byte lengths.
  */
-export function planPass(input: Uint8Array | number[]): PlannedPass;
+export function planPass(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
 
 /**
  * `RecallReply` for a `RecallRequest`.
@@ -123,20 +128,16 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
-    readonly __wbg_get_plannedpass_requests: (a: number) => [number, number];
-    readonly __wbg_get_plannedpass_skipped: (a: number) => [number, number];
-    readonly __wbg_get_plannedpass_state: (a: number) => [number, number];
-    readonly __wbg_plannedpass_free: (a: number, b: number) => void;
-    readonly __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
-    readonly __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) => void;
-    readonly __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
+    readonly __wbg_pass_free: (a: number, b: number) => void;
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
-    readonly finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+    readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
     readonly guardStats: (a: number, b: number) => [number, number, number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
-    readonly planPass: (a: number, b: number) => [number, number, number];
+    readonly pass_skipped: (a: number) => [number, number];
+    readonly pass_takeRequests: (a: number) => [number, number];
+    readonly planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
     readonly recall: (a: number, b: number) => [number, number, number, number];
     readonly recallToolInfo: () => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];

@@ -1,49 +1,35 @@
 /* @ts-self-types="./context_guard.d.ts" */
 
 /**
- * What `planPass` gives: the requests to send, as the JSON text of
- * `ClassifierContext[]`; the pass state, opaque bytes to hand back to
- * `finishPass` as they are; and why there is nothing to ask, if so (`off`,
- * `no-run`, `no-large-outputs`, `below-min-run-chars`). Call `free()` when
- * done with it.
+ * A run-end pass between its two steps. The plan stays here, inside the
+ * wasm module, while the extension asks the classifier: only its requests
+ * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
+ * `finishPass` consumes it; otherwise call `free()`.
  */
-export class PlannedPass {
+export class Pass {
     static __wrap(ptr) {
-        const obj = Object.create(PlannedPass.prototype);
+        const obj = Object.create(Pass.prototype);
         obj.__wbg_ptr = ptr;
-        PlannedPassFinalization.register(obj, obj.__wbg_ptr, obj);
+        PassFinalization.register(obj, obj.__wbg_ptr, obj);
         return obj;
     }
     __destroy_into_raw() {
         const ptr = this.__wbg_ptr;
         this.__wbg_ptr = 0;
-        PlannedPassFinalization.unregister(this);
+        PassFinalization.unregister(this);
         return ptr;
     }
     free() {
         const ptr = this.__destroy_into_raw();
-        wasm.__wbg_plannedpass_free(ptr, 0);
+        wasm.__wbg_pass_free(ptr, 0);
     }
     /**
-     * @returns {string}
-     */
-    get requests() {
-        let deferred1_0;
-        let deferred1_1;
-        try {
-            const ret = wasm.__wbg_get_plannedpass_requests(this.__wbg_ptr);
-            deferred1_0 = ret[0];
-            deferred1_1 = ret[1];
-            return getStringFromWasm0(ret[0], ret[1]);
-        } finally {
-            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-        }
-    }
-    /**
+     * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
+     * `below-min-run-chars`.
      * @returns {string | undefined}
      */
     get skipped() {
-        const ret = wasm.__wbg_get_plannedpass_skipped(this.__wbg_ptr);
+        const ret = wasm.pass_skipped(this.__wbg_ptr);
         let v1;
         if (ret[0] !== 0) {
             v1 = getStringFromWasm0(ret[0], ret[1]);
@@ -52,40 +38,25 @@ export class PlannedPass {
         return v1;
     }
     /**
-     * @returns {Uint8Array}
+     * The JSON text of `ClassifierContext[]`, one request each, in order;
+     * chunks of an out-of-line text come as `[text, start, end]` (see
+     * `pass::plan_json`). Moved out: a second call gives `""`.
+     * @returns {string}
      */
-    get state() {
-        const ret = wasm.__wbg_get_plannedpass_state(this.__wbg_ptr);
-        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
-        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
-        return v1;
-    }
-    /**
-     * @param {string} arg0
-     */
-    set requests(arg0) {
-        const ptr0 = passStringToWasm0(arg0, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        wasm.__wbg_set_plannedpass_requests(this.__wbg_ptr, ptr0, len0);
-    }
-    /**
-     * @param {string | null} [arg0]
-     */
-    set skipped(arg0) {
-        var ptr0 = isLikeNone(arg0) ? 0 : passStringToWasm0(arg0, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        var len0 = WASM_VECTOR_LEN;
-        wasm.__wbg_set_plannedpass_skipped(this.__wbg_ptr, ptr0, len0);
-    }
-    /**
-     * @param {Uint8Array | number[]} arg0
-     */
-    set state(arg0) {
-        const ptr0 = passArray8ToWasm0(arg0, wasm.__wbindgen_malloc);
-        const len0 = WASM_VECTOR_LEN;
-        wasm.__wbg_set_plannedpass_state(this.__wbg_ptr, ptr0, len0);
+    takeRequests() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.pass_takeRequests(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
     }
 }
-if (Symbol.dispose) PlannedPass.prototype[Symbol.dispose] = PlannedPass.prototype.free;
+if (Symbol.dispose) Pass.prototype[Symbol.dispose] = Pass.prototype.free;
 
 /**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
@@ -139,28 +110,28 @@ export function buildReport(inputs, tokens, kind, describe) {
 }
 
 /**
- * Step two: the JSON text of `Outcome` from the state `planPass` gave and
+ * Step two: the JSON text of `Outcome` from a planned pass (consumed) and
  * the UTF-8 JSON of the runner's `PassAnswers`.
- * @param {Uint8Array | number[]} state
+ * @param {Pass} pass
  * @param {Uint8Array | number[]} answers
  * @returns {string}
  */
-export function finishPass(state, answers) {
+export function finishPass(pass, answers) {
     let deferred4_0;
     let deferred4_1;
     try {
-        let ptr0, len0, ptr1, len1;
+        let ptr0, ptr1, len1;
         try {
-            ptr0 = passArray8ToWasm0(state, wasm.__wbindgen_malloc);
-            len0 = WASM_VECTOR_LEN;
+            _assertClass(pass, Pass);
+            ptr0 = pass.__destroy_into_raw();
             ptr1 = passArray8ToWasm0(answers, wasm.__wbindgen_malloc);
             len1 = WASM_VECTOR_LEN;
         } catch (e) {
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            if (ptr0) wasm.__wbg_pass_free(ptr0, 1);
             throw e;
         }
-        const ret = wasm.finishPass(ptr0, len0, ptr1, len1);
+        const ret = wasm.finishPass(ptr0, ptr1, len1);
         var ptr3 = ret[0];
         var len3 = ret[1];
         if (ret[3]) {
@@ -296,20 +267,34 @@ export function parseSettings(json) {
 }
 
 /**
- * Step one of a run-end pass, from the UTF-8 JSON of `PassInput`
- * (`new TextEncoder().encode(JSON.stringify(input))`: a megabyte crosses as
- * a copy of bytes, not through a string).
+ * Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
+ * blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
+ * texts as UTF-8 one after another, and their byte lengths.
  * @param {Uint8Array | number[]} input
- * @returns {PlannedPass}
+ * @param {Uint8Array | number[]} texts
+ * @param {Uint32Array | number[]} lengths
+ * @returns {Pass}
  */
-export function planPass(input) {
-    const ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.planPass(ptr0, len0);
+export function planPass(input, texts, lengths) {
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+        ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passArray8ToWasm0(texts, wasm.__wbindgen_malloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
+        len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.planPass(ptr0, len0, ptr1, len1, ptr2, len2);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
-    return PlannedPass.__wrap(ret[0]);
+    return Pass.__wrap(ret[0]);
 }
 
 /**
@@ -514,9 +499,9 @@ function __wbg_get_imports() {
     };
 }
 
-const PlannedPassFinalization = (typeof FinalizationRegistry === 'undefined')
+const PassFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
-    : new FinalizationRegistry(ptr => wasm.__wbg_plannedpass_free(ptr, 1));
+    : new FinalizationRegistry(ptr => wasm.__wbg_pass_free(ptr, 1));
 
 function addToExternrefTable0(obj) {
     const idx = wasm.__externref_table_alloc();
@@ -524,9 +509,10 @@ function addToExternrefTable0(obj) {
     return idx;
 }
 
-function getArrayU8FromWasm0(ptr, len) {
-    ptr = ptr >>> 0;
-    return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
+function _assertClass(instance, klass) {
+    if (!(instance instanceof klass)) {
+        throw new Error(`expected instance of ${klass.name}`);
+    }
 }
 
 let cachedDataViewMemory0 = null;

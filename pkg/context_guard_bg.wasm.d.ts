@@ -1,20 +1,16 @@
 /* tslint:disable */
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
-export const __wbg_get_plannedpass_requests: (a: number) => [number, number];
-export const __wbg_get_plannedpass_skipped: (a: number) => [number, number];
-export const __wbg_get_plannedpass_state: (a: number) => [number, number];
-export const __wbg_plannedpass_free: (a: number, b: number) => void;
-export const __wbg_set_plannedpass_requests: (a: number, b: number, c: number) => void;
-export const __wbg_set_plannedpass_skipped: (a: number, b: number, c: number) => void;
-export const __wbg_set_plannedpass_state: (a: number, b: number, c: number) => void;
+export const __wbg_pass_free: (a: number, b: number) => void;
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
-export const finishPass: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
 export const guardStats: (a: number, b: number) => [number, number, number, number];
 export const guardSummary: (a: number, b: number) => [number, number, number, number];
 export const parseSettings: (a: number, b: number) => [number, number];
-export const planPass: (a: number, b: number) => [number, number, number];
+export const pass_skipped: (a: number) => [number, number];
+export const pass_takeRequests: (a: number) => [number, number];
+export const planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const recall: (a: number, b: number) => [number, number, number, number];
 export const recallToolInfo: () => [number, number];
 export const sanitizeLine: (a: number, b: number, c: number) => [number, number];
