@@ -127,7 +127,7 @@ fn split_lines(text: &str) -> Vec<Line> {
             Some(_) if body.is_ascii() => false,
             Some(_) => body.trim().is_empty(),
         };
-        let chars = if ascii { len } else { js_len(body) };
+        let chars = if ascii || body.is_ascii() { len } else { js_len(body) };
         let separator = !blank && body.len() < 16 && body.trim() == "--";
         out.push(Line { start: pos, end, next, chars: chars + usize::from(next > end), blank, separator });
         pos = next;

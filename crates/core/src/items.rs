@@ -37,10 +37,15 @@ pub struct SmallOutput {
 /// The small candidates of the run: the §3 rules, `smallResultMinChars` ≤
 /// size < `minResultChars` (`smallResultMinChars` 0 turns them off).
 pub fn small_outputs(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<SmallOutput> {
+    small_of(run_outputs(entries, run, s), entries, run, s)
+}
+
+/// [`small_outputs`] of candidates already read by `run_outputs` (see `span::large_of`).
+pub fn small_of(candidates: Vec<Output>, entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<SmallOutput> {
     if s.small_result_min_chars == 0 {
         return Vec::new();
     }
-    let outputs: Vec<Output> = run_outputs(entries, run, s)
+    let outputs: Vec<Output> = candidates
         .into_iter()
         .filter(|o| o.chars >= s.small_result_min_chars && o.chars < s.min_result_chars)
         .collect();

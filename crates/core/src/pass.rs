@@ -33,7 +33,7 @@ use crate::items::PlannedSmall;
 use crate::read::Fields;
 use crate::render::{file_offset, tool_label, Numbering};
 use crate::settings::Settings;
-use crate::span::{find_run, large_outputs};
+use crate::span::{find_run, large_of, run_outputs};
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
 pub const RECORD_TYPE: &str = "context-guard";
@@ -447,17 +447,20 @@ pub fn plan(input: &PassInput) -> Plan {
     let mut exchanges = Vec::new();
     let mut large_skip = None;
     if input.classifier {
-        let large = large_outputs(entries, &run, s);
+        // Read once for both sizes: each candidate holds its output's text.
+        let (large, small_candidates): (Vec<_>, Vec<_>) =
+            run_outputs(entries, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
+        let large = large_of(large, s);
         if large.total_chars == 0 {
             large_skip = Some(Skip::NoLargeOutputs);
         } else if large.below_min_run {
             large_skip = Some(Skip::BelowMinRunChars);
         }
-        for o in &large.outputs {
+        for o in large.outputs {
             large_rewrite.push(rewrite(o.entry_index));
             outputs.push(plan_large(o, &run, s, &mut requests));
         }
-        plan_small(entries, &run, s, &rewrite, &mut requests, &mut small);
+        plan_small(small_candidates, entries, &run, s, &rewrite, &mut requests, &mut small);
         plan_exchanges(entries, &run, s, &rewrite, &mut requests, &mut exchanges);
     } else {
         large_skip = Some(Skip::NoClassifier);
@@ -486,7 +489,7 @@ pub fn plan(input: &PassInput) -> Plan {
 
 /// One large output cut into chunks and segments, one request per sendable segment.
 fn plan_large(
-    o: &crate::span::Output,
+    o: crate::span::Output,
     run: &crate::span::Run,
     s: &Settings,
     requests: &mut Vec<crate::decide::ClassifierContext>,
@@ -524,7 +527,7 @@ fn plan_large(
         tool: o.tool.clone(),
         label: tool_label(&o.tool, &o.arguments),
         is_error: o.is_error,
-        text: o.text.clone(),
+        text: o.text,
         chars: o.chars,
         lines,
         grep: chunked.grep,
@@ -537,6 +540,7 @@ fn plan_large(
 
 /// The small outputs in batches (§4 "Batching"), keyed `output_N` across the pass.
 fn plan_small(
+    candidates: Vec<crate::span::Output>,
     entries: &[ContextEntry],
     run: &crate::span::Run,
     s: &Settings,
@@ -544,8 +548,8 @@ fn plan_small(
     requests: &mut Vec<crate::decide::ClassifierContext>,
     out: &mut Vec<PlannedSmall>,
 ) {
-    use crate::items::{batches, output_key, small_item, small_item_chars, small_outputs, small_request};
-    let candidates = small_outputs(entries, &run.clone(), s);
+    use crate::items::{batches, output_key, small_item, small_item_chars, small_of, small_request};
+    let candidates = small_of(candidates, entries, run, s);
     let items: Vec<_> = candidates.iter().map(small_item).collect();
     let sizes: Vec<usize> = items.iter().map(small_item_chars).collect();
     for (first, count) in batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {

@@ -318,8 +318,13 @@ pub fn run_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> 
 /// The large candidates (≥ `minResultChars`), or none when they add up to
 /// less than `minRunChars` (§3).
 pub fn large_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> Large {
-    let outputs: Vec<Output> =
-        run_outputs(entries, run, settings).into_iter().filter(|o| o.chars >= settings.min_result_chars).collect();
+    large_of(run_outputs(entries, run, settings), settings)
+}
+
+/// [`large_outputs`] of candidates already read by [`run_outputs`] (the pass
+/// reads them once for large and small outputs: each holds its output's text).
+pub fn large_of(candidates: Vec<Output>, settings: &Settings) -> Large {
+    let outputs: Vec<Output> = candidates.into_iter().filter(|o| o.chars >= settings.min_result_chars).collect();
     let total_chars = outputs.iter().fold(0usize, |a, o| a.saturating_add(o.chars));
     if total_chars < settings.min_run_chars {
         return Large { outputs: Vec::new(), total_chars, below_min_run: true };
