@@ -28,25 +28,6 @@ export function coreEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
   });
 }
 
-/**
- * Only the message entries an edit changed (or omitted), with their raw message:
- * all the savings read. Pi hands unedited messages through as the same objects,
- * so this costs little on a long session.
- */
-export function editedEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
-  const out: CoreEntry[] = [];
-  for (const entry of entries) {
-    if (!isEdited(entry)) continue;
-    out.push({
-      id: entry.sourceEntry.id,
-      entryType: entry.sourceEntry.type,
-      messages: entry.messages.map(measureTexts),
-      raw: measureTexts(rawMessage(entry.sourceEntry)),
-    });
-  }
-  return out;
-}
-
 export function isEdited(entry: ProjectedEntry): boolean {
   const raw = rawMessage(entry.sourceEntry);
   return raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw));
@@ -100,26 +81,6 @@ function sameContent(a: unknown, b: unknown): boolean {
   if (ca === cb) return true;
   if (!Array.isArray(ca) || !Array.isArray(cb) || ca.length !== cb.length) return false;
   return ca.every((block, i) => block === cb[i] || sameBlock(block, cb[i]));
-}
-
-// The savings read only a text's length and its start (the guard's marker),
-// so a long text block crosses as its head and its JavaScript length
-// (entry.rs `Block::Measured`): megabytes of distilled output stay on this side.
-const TEXT_HEAD = 64;
-
-function measureTexts(message: unknown): unknown {
-  const trimmed = trimImages(message);
-  const content = (trimmed as { content?: unknown })?.content;
-  if (!Array.isArray(content) || !content.some((b) => b?.type === "text" && typeof b.text === "string" && b.text.length > TEXT_HEAD * 4)) return trimmed;
-  return {
-    ...(trimmed as object),
-    content: content.map((b) => {
-      if (b?.type !== "text" || typeof b.text !== "string" || b.text.length <= TEXT_HEAD * 4) return b;
-      // Never cut a surrogate pair (the core reads UTF-8 and refuses a lone half).
-      const end = (b.text.charCodeAt(TEXT_HEAD - 1) & 0xfc00) === 0xd800 ? TEXT_HEAD - 1 : TEXT_HEAD;
-      return { type: "text", text: b.text.slice(0, end), chars: b.text.length };
-    }),
-  };
 }
 
 /** Text and image blocks by their fields (a string compare stops at the first difference); others as JSON. */

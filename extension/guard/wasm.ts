@@ -66,11 +66,6 @@ function textsOutOfLine(message: unknown, texts: string[]): unknown {
   };
 }
 
-/** What the statistics read: edited entries, and the branch's records and compactions in order. */
-export interface StatsInput {
-  edited: CoreEntry[];
-  marks: ({ kind: "record"; data: unknown } | { kind: "compaction" })[];
-}
 
 /**
  * What the statistics read, as columns (crates/core/src/stats/columns.rs): the
@@ -173,7 +168,6 @@ export const guardCore = {
   },
   recall: (request: RecallRequest): RecallReply => JSON.parse(wasm.recall(JSON.stringify(request))),
   recallToolInfo: (): RecallToolInfo => JSON.parse(wasm.recallToolInfo()),
-  stats: (input: StatsInput): { stats: GuardStats; status: StatusText } => JSON.parse(wasm.guardStats(JSON.stringify(input))),
   savings: (c: SavingsColumns): { stats: GuardStats; status: StatusText } =>
     JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),

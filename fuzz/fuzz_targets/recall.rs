@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         offset: n(0),
         limit: n(1),
         message: Some(Message::from_value(json!({"role": "toolResult", "content": [{"type": "text", "text": body}]}))),
+        exchange: None,
     });
     if !r.is_error {
         assert!(r.text.lines().count() <= 2003);

@@ -10,15 +10,14 @@
 //!
 //! The rules ([`tally`]) read each edited entry as an [`Edited`]: per message
 //! its role, the start of its text and its size. The status bar builds those
-//! from columns ([`columns`], [`columns_json`]); [`StatsInput`] is the same
-//! read as JSON ([`stats_json`]).
+//! from columns ([`columns`], [`columns_json`]); [`StatsInput`] holds the same
+//! as whole entries, for tests that check the columns against it.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, Content, ContextEntry, Message};
 use crate::exchange::STUB_PREFIX;
-use crate::read::Fields;
 use crate::render::MARK;
 use crate::size::message_chars;
 use crate::text::short_count;
@@ -64,7 +63,7 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The figures as `stats_json` wrote them (read back by `/guard`'s
+    /// The figures as `columns_json` wrote them (read back by `/guard`'s
     /// summary); a missing or wrong-typed field reads as 0.
     pub fn from_value(v: Value) -> Stats {
         let f = crate::read::Fields::of(v);
@@ -313,44 +312,6 @@ fn finite(n: f64) -> f64 {
     }
 }
 
-impl Mark {
-    /// `{ kind: "record", data }` or `{ kind: "compaction" }`; anything else is `None`.
-    pub fn from_value(v: Value) -> Option<Mark> {
-        let mut f = Fields::of(v);
-        match f.string("kind").as_str() {
-            "compaction" => Some(Mark::Compaction),
-            "record" => {
-                let mut data = Fields::of(f.take("data"));
-                let mid_run = data.string("phase") == "mid-run";
-                Some(Mark::Record {
-                    saved_chars: data.number("savedChars").unwrap_or(0.0),
-                    requests: data.number("requests").unwrap_or(0.0),
-                    input_tokens: data.number("inputTokens").unwrap_or(0.0),
-                    cost_usd: data.number("costUsd").unwrap_or(0.0),
-                    mid_run,
-                })
-            }
-            _ => None,
-        }
-    }
-}
-
-impl StatsInput {
-    pub fn from_value(v: Value) -> StatsInput {
-        let mut f = Fields::of(v);
-        StatsInput {
-            edited: f.list("edited", ContextEntry::from_value),
-            marks: f.list("marks", Mark::from_value).into_iter().flatten().collect(),
-        }
-    }
-}
-
-/// `{ stats, status }` as JSON text, from the JSON text of a `StatsInput`.
-pub fn stats_json(input: &str) -> Result<String, String> {
-    let value: Value = serde_json::from_str(input).map_err(|e| format!("stats input: {e}"))?;
-    Ok(figures_json(&stats(&StatsInput::from_value(value))))
-}
-
 /// `{ stats, status }` as JSON text, from the columns the status bar packs
 /// (see [`columns`]).
 pub fn columns_json(shape: &[u32], heads: &[u8], marks: &[f64], image: impl FnMut(usize, usize) -> String) -> String {
@@ -428,16 +389,6 @@ mod tests {
         assert!(!s.compacted);
         let s = stats(&StatsInput { edited: vec![], marks: vec![record(400.0), Mark::Compaction] });
         assert!(s.compacted);
-    }
-
-    #[test]
-    fn odd_inputs_read_as_nothing() {
-        for text in
-            ["{}", "[]", "null", r#"{"edited": 3, "marks": [{"kind": "record", "data": {"savedChars": "9"}}, 7]}"#]
-        {
-            assert!(stats_json(text).is_ok(), "{text}");
-        }
-        assert!(stats_json("not json").is_err());
     }
 
     #[test]

@@ -92,13 +92,6 @@ pub fn short_count(n: f64) -> String {
     text::short_count(n)
 }
 
-/// `{ stats, status }`: the savings, lifetime total and usage on the branch,
-/// and the status-bar text, from the JSON text of a `StatsInput`.
-#[wasm_bindgen(js_name = guardStats)]
-pub fn guard_stats(input: &str) -> Result<String, JsError> {
-    context_guard_core::stats::stats_json(input).map_err(|e| JsError::new(&e))
-}
-
 /// The `/guard` report, from the JSON text of a `SummaryInput`.
 #[wasm_bindgen(js_name = guardSummary)]
 pub fn guard_summary(input: &str) -> Result<String, JsError> {
