@@ -63,12 +63,6 @@ export function finishPass(pass: Pass, answers: Uint8Array | number[]): string;
 export function guardSavings(shape: Uint32Array | number[], heads: Uint8Array | number[], marks: Float64Array | number[], image_head: (index: number, chars: number) => string): string;
 
 /**
- * `{ stats, status }`: the savings, lifetime total and usage on the branch,
- * and the status-bar text, from the JSON text of a `StatsInput`.
- */
-export function guardStats(input: string): string;
-
-/**
  * The `/guard` report, from the JSON text of a `SummaryInput`.
  */
 export function guardSummary(input: string): string;
@@ -132,7 +126,6 @@ export interface InitOutput {
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
-    readonly guardStats: (a: number, b: number) => [number, number, number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly pass_skipped: (a: number) => [number, number];

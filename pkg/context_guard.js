@@ -194,33 +194,6 @@ export function guardSavings(shape, heads, marks, image_head) {
 }
 
 /**
- * `{ stats, status }`: the savings, lifetime total and usage on the branch,
- * and the status-bar text, from the JSON text of a `StatsInput`.
- * @param {string} input
- * @returns {string}
- */
-export function guardStats(input) {
-    let deferred3_0;
-    let deferred3_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.guardStats(ptr0, len0);
-        var ptr2 = ret[0];
-        var len2 = ret[1];
-        if (ret[3]) {
-            ptr2 = 0; len2 = 0;
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        deferred3_0 = ptr2;
-        deferred3_1 = len2;
-        return getStringFromWasm0(ptr2, len2);
-    } finally {
-        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
-    }
-}
-
-/**
  * The `/guard` report, from the JSON text of a `SummaryInput`.
  * @param {string} input
  * @returns {string}

@@ -5,7 +5,6 @@ export const __wbg_pass_free: (a: number, b: number) => void;
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
 export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
-export const guardStats: (a: number, b: number) => [number, number, number, number];
 export const guardSummary: (a: number, b: number) => [number, number, number, number];
 export const parseSettings: (a: number, b: number) => [number, number];
 export const pass_skipped: (a: number) => [number, number];
