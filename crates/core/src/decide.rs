@@ -227,10 +227,10 @@ impl RequestOutcome {
 // ---------------------------------------------------------------------------
 // The request
 
-/// The state of a large-output request (§3), fields in the order the
-/// classifier reads them.
+/// The fields every request's state opens with, for each kind of item: the
+/// situation, and the run the items are judged against (§3; §4 reuses them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LargeState {
+pub struct RunFields {
     pub situation: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub earlier_conversation: Option<EarlierConversation>,
@@ -238,6 +238,28 @@ pub struct LargeState {
     pub final_answer: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_notes_during_the_run: Option<String>,
+}
+
+impl RunFields {
+    /// The run's question, answer and notes clipped to their limits.
+    pub fn new(situation: String, earlier_conversation: Option<EarlierConversation>, run: &Run) -> RunFields {
+        let notes = run.notes.trim();
+        RunFields {
+            situation,
+            earlier_conversation,
+            user_question: clip_middle(&run.question, QUESTION_MAX),
+            final_answer: clip_middle(&run.answer, ANSWER_MAX),
+            agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+        }
+    }
+}
+
+/// The state of a large-output request (§3), fields in the order the
+/// classifier reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LargeState {
+    #[serde(flatten)]
+    pub run: RunFields,
     pub tool: String,
     pub tool_arguments: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -323,7 +345,6 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     if with_history {
         situation.push_str(SITUATION_HISTORY);
     }
-    let notes = input.run.notes.trim();
     let arguments = match input.arguments {
         Value::Null => "{}".to_string(),
         a => serde_json::to_string(a).unwrap_or_default(),
@@ -334,11 +355,7 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
         (0..input.chunk_texts.len()).map(|i| chunk_key(input.first_number.saturating_add(i))).collect();
     let chunks = Ordered(keys.iter().cloned().zip(input.chunk_texts.iter().map(|t| t.to_string())).collect());
     let state = LargeState {
-        situation,
-        earlier_conversation,
-        user_question: clip_middle(&input.run.question, QUESTION_MAX),
-        final_answer: clip_middle(&input.run.answer, ANSWER_MAX),
-        agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+        run: RunFields::new(situation, earlier_conversation, input.run),
         tool: input.tool.to_string(),
         tool_arguments: clip_middle(&arguments, ARGUMENTS_MAX),
         tool_status: input.is_error.then(|| TOOL_FAILED.to_string()),

@@ -16,8 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decide::{
-    earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, EarlierConversation, Ordered, RequestOutcome, State,
-    ANSWER_MAX, NOTES_MAX, QUESTION_MAX,
+    earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields, State,
 };
 use crate::entry::{Block, ContextEntry, Message};
 use crate::items::item_probability;
@@ -208,13 +207,8 @@ pub struct ExchangeItem {
 /// The state of an exchange request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExchangeState {
-    pub situation: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub earlier_conversation: Option<EarlierConversation>,
-    pub user_question: String,
-    pub final_answer: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent_notes_during_the_run: Option<String>,
+    #[serde(flatten)]
+    pub run: RunFields,
     pub exchanges: Ordered<ExchangeItem>,
 }
 
@@ -247,7 +241,6 @@ pub fn exchange_key(n: usize) -> String {
 
 /// One request for a batch of exchanges, keyed `exchange_N`.
 pub fn request(run: &Run, items: Vec<(String, ExchangeItem)>) -> ClassifierContext {
-    let notes = run.notes.trim();
     let questions = items
         .iter()
         .map(|(k, _)| {
@@ -264,11 +257,7 @@ pub fn request(run: &Run, items: Vec<(String, ExchangeItem)>) -> ClassifierConte
         .collect();
     ClassifierContext {
         state: State::Exchange(ExchangeState {
-            situation: SITUATION.to_string(),
-            earlier_conversation: earlier(&run.history),
-            user_question: clip_middle(&run.question, QUESTION_MAX),
-            final_answer: clip_middle(&run.answer, ANSWER_MAX),
-            agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+            run: RunFields::new(SITUATION.to_string(), earlier(&run.history), run),
             exchanges: Ordered(items),
         }),
         questions: Ordered(questions),

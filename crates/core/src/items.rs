@@ -12,8 +12,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::decide::{
-    earlier, BoolCriteria, ClassifierAnswer, ClassifierContext, ClassifierQuestion, EarlierConversation, Ordered,
-    RequestOutcome, State, ANSWER_MAX, NOTES_MAX, QUESTION_MAX,
+    earlier, BoolCriteria, ClassifierAnswer, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields,
+    State,
 };
 use crate::entry::{Block, ContextEntry};
 use crate::read::Fields;
@@ -162,13 +162,8 @@ pub fn batches(sizes: &[usize], max_chars: usize, max_items: usize) -> Vec<(usiz
 /// reads them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SmallState {
-    pub situation: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub earlier_conversation: Option<EarlierConversation>,
-    pub user_question: String,
-    pub final_answer: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent_notes_during_the_run: Option<String>,
+    #[serde(flatten)]
+    pub run: RunFields,
     pub outputs: Ordered<SmallItem>,
 }
 
@@ -215,7 +210,6 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
     if earlier_conversation.is_some() {
         situation.push_str(HISTORY);
     }
-    let notes = run.notes.trim();
     let questions = items
         .iter()
         .map(|(k, _)| {
@@ -237,11 +231,7 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
         .collect();
     ClassifierContext {
         state: State::Small(SmallState {
-            situation,
-            earlier_conversation,
-            user_question: clip_middle(&run.question, QUESTION_MAX),
-            final_answer: clip_middle(&run.answer, ANSWER_MAX),
-            agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+            run: RunFields::new(situation, earlier_conversation, run),
             outputs: Ordered(items),
         }),
         questions: Ordered(questions),

@@ -10,7 +10,7 @@
 //! small; the rest of the core uses serde_json. The output is byte for byte
 //! what serde_json writes (tested).
 
-use crate::decide::{ClassifierContext, ClassifierQuestion, EarlierConversation, LargeState, State};
+use crate::decide::{ClassifierContext, ClassifierQuestion, LargeState, RunFields, State};
 use crate::exchange::ExchangeState;
 use crate::items::SmallState;
 use crate::pass::{ChunkRefs, Draft, Outcome, TextRange};
@@ -229,16 +229,9 @@ fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>) {
 
 /// The fields every request's state starts with: the situation, the
 /// session before the run, the question, the answer and the notes.
-fn run_fields(
-    o: &mut Obj,
-    situation: &str,
-    earlier: &Option<EarlierConversation>,
-    question: &str,
-    answer: &str,
-    notes: &Option<String>,
-) {
-    o.str("situation", situation);
-    if let Some(e) = earlier {
+fn run_fields(o: &mut Obj, run: &RunFields) {
+    o.str("situation", &run.situation);
+    if let Some(e) = &run.earlier_conversation {
         let mut eo = Obj::new(o.key("earlier_conversation"));
         eo.opt("summary", &e.summary);
         eo.opt("first_request", &e.first_request);
@@ -258,9 +251,9 @@ fn run_fields(
         }
         eo.end();
     }
-    o.str("user_question", question);
-    o.str("final_answer", answer);
-    o.opt("agent_notes_during_the_run", notes);
+    o.str("user_question", &run.user_question);
+    o.str("final_answer", &run.final_answer);
+    o.opt("agent_notes_during_the_run", &run.agent_notes_during_the_run);
 }
 
 /// A JSON array of strings.
@@ -277,14 +270,7 @@ fn str_list(out: &mut String, items: &[String]) {
 
 fn small_state(out: &mut String, s: &SmallState) {
     let mut o = Obj::new(out);
-    run_fields(
-        &mut o,
-        &s.situation,
-        &s.earlier_conversation,
-        &s.user_question,
-        &s.final_answer,
-        &s.agent_notes_during_the_run,
-    );
+    run_fields(&mut o, &s.run);
     let mut items = Obj::new(o.key("outputs"));
     for (k, item) in &s.outputs.0 {
         let mut io = Obj::new(items.key(k));
@@ -300,14 +286,7 @@ fn small_state(out: &mut String, s: &SmallState) {
 
 fn exchange_state(out: &mut String, s: &ExchangeState) {
     let mut o = Obj::new(out);
-    run_fields(
-        &mut o,
-        &s.situation,
-        &s.earlier_conversation,
-        &s.user_question,
-        &s.final_answer,
-        &s.agent_notes_during_the_run,
-    );
+    run_fields(&mut o, &s.run);
     let mut items = Obj::new(o.key("exchanges"));
     for (k, item) in &s.exchanges.0 {
         let mut io = Obj::new(items.key(k));
@@ -325,14 +304,7 @@ fn exchange_state(out: &mut String, s: &ExchangeState) {
 
 fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>) {
     let mut o = Obj::new(out);
-    run_fields(
-        &mut o,
-        &s.situation,
-        &s.earlier_conversation,
-        &s.user_question,
-        &s.final_answer,
-        &s.agent_notes_during_the_run,
-    );
+    run_fields(&mut o, &s.run);
     o.str("tool", &s.tool);
     o.str("tool_arguments", &s.tool_arguments);
     o.opt("tool_status", &s.tool_status);
