@@ -4,7 +4,7 @@
 // thrown error into a value: an exception never reaches Pi from here.
 import { readFileSync } from "node:fs";
 import * as wasm from "../pkg/context_guard.js";
-import type { ContextInputs, ContextReport } from "./context/types.ts";
+import type { ContextInputs, ContextReport } from "./report/types.ts";
 
 const started = performance.now();
 wasm.initSync({ module: readFileSync(new URL("../pkg/context_guard_bg.wasm", import.meta.url)) });

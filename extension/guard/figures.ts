@@ -10,7 +10,7 @@
 // message goes as Pi holds it, and the core says what counts.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
-import type { GuardRecord } from "../guard-types.ts";
+import type { GuardRecord } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import { isEdited, type ProjectedEntry, rawMessage } from "./collect.ts";
 import { type GuardStats, guardCore, type SavingsColumns, type StatusText } from "./wasm.ts";

@@ -9,7 +9,7 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
-import type { GuardSettings, PassOutcome } from "../guard-types.ts";
+import type { GuardSettings, PassOutcome } from "./types.ts";
 import { say } from "../say.ts";
 import { disabledBy } from "../switches.ts";
 import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";

@@ -19,7 +19,7 @@ import type {
   RecallReply,
   RecallRequest,
   RecallToolInfo,
-} from "../guard-types.ts";
+} from "./types.ts";
 import type { CoreEntry } from "./collect.ts";
 
 const utf8 = new TextEncoder();

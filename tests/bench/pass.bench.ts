@@ -20,7 +20,7 @@
 import assert from "node:assert/strict";
 import { coreEntries, type ProjectedEntry } from "../../extension/guard/collect.ts";
 import { guardCore } from "../../extension/guard/wasm.ts";
-import type { GuardClassifierContext, PassAnswers, PassOutcome } from "../../extension/guard-types.ts";
+import type { GuardClassifierContext, PassAnswers, PassOutcome } from "../../extension/guard/types.ts";
 import { finishPass as referenceFinish, planPass as referencePlan } from "./reference/pass.ts";
 
 const SIZE = 1 << 20;

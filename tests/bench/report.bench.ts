@@ -17,9 +17,9 @@
 import assert from "node:assert/strict";
 import { estimateTokens } from "@earendil-works/pi-coding-agent";
 import { core } from "../../extension/core.ts";
-import { collect } from "../../extension/context/collect.ts";
-import { type ReportEvent, readReport } from "../../extension/context/commands.ts";
-import type { ContextReport } from "../../extension/context/types.ts";
+import { collect } from "../../extension/report/collect.ts";
+import { type ReportEvent, readReport } from "../../extension/report/commands.ts";
+import type { ContextReport } from "../../extension/report/types.ts";
 import { buildReport as reference } from "./reference/report.ts";
 
 const MESSAGES = 5_000;

@@ -16,7 +16,7 @@ import type {
   GuardSettings,
   LargeOutputState,
   PassAnswers,
-} from "../../../extension/guard-types.ts";
+} from "../../../extension/guard/types.ts";
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 
 // biome-ignore lint: Pi's messages, read loosely as the core reads them

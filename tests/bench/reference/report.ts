@@ -2,7 +2,7 @@
 // for the benchmark: the same inputs and outputs as the Rust core
 // (crates/core/src/report/), so the two can be timed against each other in one
 // process and checked to agree. Not used by the extension.
-import type { ContextInputs, ContextReport, Hue, Kind, Largest, Row } from "../../../extension/context/types.ts";
+import type { ContextInputs, ContextReport, Hue, Kind, Largest, Row } from "../../../extension/report/types.ts";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const whole = (t: number) => (Number.isFinite(t) && t > 0 ? Math.min(Math.round(t), MAX_SAFE) : 0);

@@ -7,7 +7,7 @@ import { disabledBy } from "../switches.ts";
 import { registerCommands } from "./commands.ts";
 
 /** Registers `/context` unless `PI_DISABLED_EXTENSIONS` names `context` or `context-guard`. */
-export function registerContext(pi: ExtensionAPI): void {
+export function registerReport(pi: ExtensionAPI): void {
   if (disabledBy(["context", "context-guard"])) return;
   registerCommands(pi);
 }

@@ -4,7 +4,7 @@
 //
 // Structured values cross as JSON (like the /context report): the extension
 // stringifies once and parses once. A run-end pass carries a megabyte of tool
-// output, so its two calls are shaped by size (guard/wasm.ts does all of it;
+// output, so its two calls are shaped by size (wasm.ts does all of it;
 // docs/DESIGN.md, "The pass across the boundary"):
 //
 //   - long text blocks go beside the JSON as UTF-8 (`{ type: "text", textAt: k }`
