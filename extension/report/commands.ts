@@ -8,6 +8,7 @@ import { type CoreResult, callCore, core } from "../core.ts";
 import { say } from "../say.ts";
 import { collect } from "./collect.ts";
 import type { ContextReport } from "./types.ts";
+import { reportCore } from "./wasm.ts";
 import { showScreen } from "./view.ts";
 
 export const USAGE = "Usage: /context (the report) or /context compact [instructions]";
@@ -36,7 +37,7 @@ export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFro
     const inputs = collect(pi, ctx);
     if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
     counts = inputs.messages.tokens;
-    result = callCore(() => core.buildReport(inputs));
+    result = callCore(() => reportCore.buildReport(inputs));
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }

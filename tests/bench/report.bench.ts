@@ -16,7 +16,7 @@
 // returns a prebuilt one): the budget is this package's work.
 import assert from "node:assert/strict";
 import { estimateTokens } from "@earendil-works/pi-coding-agent";
-import { core } from "../../extension/core.ts";
+import { reportCore as core } from "../../extension/report/wasm.ts";
 import { collect } from "../../extension/report/collect.ts";
 import { type ReportEvent, readReport } from "../../extension/report/commands.ts";
 import type { ContextReport } from "../../extension/report/types.ts";

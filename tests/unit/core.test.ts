@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { callCore, core, coreLoadMs } from "../../extension/core.ts";
+import { reportCore } from "../../extension/report/wasm.ts";
 
 test("the core loads synchronously and reports its version", () => {
   assert.match(core.version(), /^\d+\.\d+\.\d+$/);
@@ -12,13 +13,13 @@ const none = () => ({});
 
 test("a bad input to the core becomes an error value, not an exception", () => {
   const messages = { tokens: new Float64Array(1), kind: new Uint32Array(1), kinds: [{ role: 42 }], systems: [], describe: none };
-  const result = callCore(() => core.buildReport({ messages } as never));
+  const result = callCore(() => reportCore.buildReport({ messages } as never));
   assert.equal(result.ok, false);
   assert.match(result.ok ? "" : result.error, /context inputs: invalid type/);
   const unknownKind = { ...messages, kinds: [], kind: new Uint32Array([3]) };
-  const unknown = callCore(() => core.buildReport({ messages: unknownKind } as never));
+  const unknown = callCore(() => reportCore.buildReport({ messages: unknownKind } as never));
   assert.equal(unknown.ok ? "" : unknown.error, "context inputs: message 0 has kind 3, but there are 0 kinds");
-  const missing = callCore(() => core.buildReport({} as never));
+  const missing = callCore(() => reportCore.buildReport({} as never));
   assert.equal(missing.ok, false);
 });
 
@@ -32,7 +33,7 @@ test("a describe that throws or answers nonsense costs the descriptor, not the r
     undefined,
   ]) {
     const messages = { tokens: new Float64Array([5]), kind: new Uint32Array([0]), kinds: [{ role: "user" }], systems: [], describe };
-    const result = callCore(() => core.buildReport({ messages } as never));
+    const result = callCore(() => reportCore.buildReport({ messages } as never));
     assert.ok(result.ok, result.ok ? "" : result.error);
     assert.deepEqual(
       result.value.largest.map((l) => [l.index, l.tokens, l.descriptor]),
@@ -43,7 +44,7 @@ test("a describe that throws or answers nonsense costs the descriptor, not the r
 
 test("the report round-trips through wasm", () => {
   const result = callCore(() =>
-    core.buildReport({
+    reportCore.buildReport({
       usage: { tokens: 1000, contextWindow: 10_000, percent: 10 },
       systemPrompt: "p".repeat(400),
       tools: [],
