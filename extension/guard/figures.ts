@@ -12,8 +12,9 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { GuardRecord } from "./types.ts";
 import { disabledBy } from "../switches.ts";
+import type { GuardStats } from "../types.ts";
 import { isEdited, type ProjectedEntry, rawMessage } from "./collect.ts";
-import { type GuardStats, guardCore, type SavingsColumns, type StatusText } from "./wasm.ts";
+import { guardCore, type SavingsColumns, type StatusText } from "./wasm.ts";
 
 export const RECORD_TYPE = "context-guard";
 

@@ -12,12 +12,13 @@ import { callCore, core, coreLoadMs } from "../core.ts";
 import type { GuardSettings, PassOutcome } from "./types.ts";
 import { say } from "../say.ts";
 import { disabledBy } from "../switches.ts";
+import type { GuardStats } from "../types.ts";
 import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { findClassifier } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
-import { guardCore, type GuardStats } from "./wasm.ts";
+import { guardCore } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
 

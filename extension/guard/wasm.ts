@@ -8,6 +8,7 @@
 // come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
 import "../core.ts"; // instantiates the wasm module before any call
+import type { GuardStats } from "../types.ts";
 import type {
   GuardRecord,
   ParsedSettings,
@@ -20,7 +21,6 @@ import type {
   RecallRequest,
   RecallToolInfo,
 } from "./types.ts";
-import type { CoreEntry } from "./collect.ts";
 
 const utf8 = new TextEncoder();
 
@@ -77,18 +77,6 @@ export interface SavingsColumns {
   heads: string;
   marks: Float64Array;
   images: string[];
-}
-
-export interface GuardStats {
-  savedChars: number;
-  items: number;
-  lifetimeChars: number;
-  compacted: boolean;
-  runs: number;
-  checkpoints: number;
-  requests: number;
-  inputTokens: number;
-  costUsd: number;
 }
 
 export interface StatusText {
