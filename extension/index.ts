@@ -1,9 +1,11 @@
 // pi-context-guard: the Pi extension's entry point.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerReport } from "./report/index.ts";
+import { keptOut } from "./guard/figures.ts";
 import { registerGuard } from "./guard/index.ts";
 
 export default function contextGuard(pi: ExtensionAPI): void {
-  registerReport(pi);
+  // The report shows what the guard keeps out; it gets the figures as a function, so it imports nothing of the guard.
+  registerReport(pi, { keptOut });
   registerGuard(pi);
 }

@@ -15,8 +15,8 @@
 // most of it Pi's estimateTokens (tests/bench/report.bench.ts).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
+import type { KeptOut } from "../types.ts";
 import type { ContextInputs, Kind, Messages, MessageText, SystemDigest, ToolDigest } from "./types.ts";
-import { keptOut } from "../guard/figures.ts";
 
 /**
  * How much of a message's text travels to the core for its descriptor: the
@@ -132,8 +132,11 @@ function activeTools(pi: ExtensionAPI): ToolDigest[] {
     .map((t) => ({ name: well(t.name), description: well(t.description ?? ""), parameters: well(JSON.stringify(t.parameters ?? {}) ?? "") }));
 }
 
-/** Reads Pi once and returns everything the core needs for the report. */
-export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs {
+/**
+ * Reads Pi once and returns everything the core needs for the report; the
+ * guard's figures come from `keptOut` (absent: the report has no guard line).
+ */
+export function collect(pi: ExtensionAPI, ctx: ExtensionContext, keptOut?: KeptOut): ContextInputs {
   const manager = ctx.sessionManager;
   const projection = manager.buildSessionProjection();
   const branch = manager.getBranch();
@@ -171,6 +174,6 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext): ContextInputs 
       latest: latest ? { tokensBefore: latest.tokensBefore, summary: well(latest.summary ?? "") } : undefined,
       kept,
     },
-    guard: keptOut(ctx),
+    guard: keptOut?.(ctx),
   };
 }

@@ -6,6 +6,7 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type CoreResult, callCore, core } from "../core.ts";
 import { say } from "../say.ts";
+import type { KeptOut } from "../types.ts";
 import { collect } from "./collect.ts";
 import type { ContextReport } from "./types.ts";
 import { reportCore } from "./wasm.ts";
@@ -29,12 +30,18 @@ export const REPORT_EVENT = "context:report";
  */
 export type ReportEvent = ContextReport & { counts: number[] };
 
+/** What the report reads besides Pi, handed in at registration (extension/index.ts). */
+export interface ReportSources {
+  /** The guard's figures; absent when the guard is not loaded. */
+  keptOut?: KeptOut;
+}
+
 /** Reads Pi once, builds the report in the core, and emits it on `pi.events`. */
-export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, compactedFrom?: number): CoreResult<ContextReport> {
+export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, sources: ReportSources = {}, compactedFrom?: number): CoreResult<ContextReport> {
   let result: CoreResult<ContextReport>;
   let counts: Float64Array;
   try {
-    const inputs = collect(pi, ctx);
+    const inputs = collect(pi, ctx, sources.keptOut);
     if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
     counts = inputs.messages.tokens;
     result = callCore(() => reportCore.buildReport(inputs));
@@ -63,14 +70,14 @@ export interface CompactCallbacks {
  * compaction begins by aborting the active turn, and this action must never
  * discard a running answer. Returns false (and starts nothing) when busy.
  */
-export function startCompact(pi: ExtensionAPI, ctx: ExtensionContext, instructions: string, on: CompactCallbacks): boolean {
+export function startCompact(pi: ExtensionAPI, ctx: ExtensionContext, instructions: string, on: CompactCallbacks, sources: ReportSources = {}): boolean {
   if (!ctx.isIdle()) return false;
   const before = ctx.getContextUsage()?.tokens ?? undefined;
   ctx.compact({
     customInstructions: instructions || undefined,
     onComplete: (result) => {
       try {
-        on.done(readReport(pi, ctx, result?.tokensBefore ?? before ?? 0));
+        on.done(readReport(pi, ctx, sources, result?.tokensBefore ?? before ?? 0));
       } catch (error) {
         on.failed(messageOf(error));
       }
@@ -86,7 +93,7 @@ export function startCompact(pi: ExtensionAPI, ctx: ExtensionContext, instructio
   return true;
 }
 
-async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, instructions: string): Promise<void> {
+async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, instructions: string, sources: ReportSources): Promise<void> {
   await new Promise<void>((resolve) => {
     const started = startCompact(pi, ctx, instructions, {
       done: (report) => {
@@ -98,7 +105,7 @@ async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, in
         say(ctx, `Compaction failed: ${core.sanitizeLine(message, 200)}`, "error");
         resolve();
       },
-    });
+    }, sources);
     if (!started) {
       say(ctx, BUSY, "warning");
       resolve();
@@ -106,28 +113,28 @@ async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, in
   });
 }
 
-async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionCommandContext): Promise<void> {
+async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionCommandContext, sources: ReportSources): Promise<void> {
   const trimmed = args.trim();
   const [sub = ""] = trimmed.split(/\s+/, 1);
-  if (sub === "compact") return compactCommand(pi, ctx, trimmed.slice(sub.length).trim());
+  if (sub === "compact") return compactCommand(pi, ctx, trimmed.slice(sub.length).trim(), sources);
   if (sub) return say(ctx, USAGE, "warning");
-  const report = readReport(pi, ctx);
+  const report = readReport(pi, ctx, sources);
   if (!report.ok) return say(ctx, `context: the report could not be built: ${report.error}`, "error");
   if (ctx.mode === "tui") {
-    return showScreen(pi, ctx, report.value);
+    return showScreen(pi, ctx, report.value, sources);
   }
   say(ctx, report.value.text, "info");
 }
 
 /** Registers `/context` (and its `compact` form). */
-export function registerCommands(pi: ExtensionAPI): void {
+export function registerCommands(pi: ExtensionAPI, sources: ReportSources): void {
   pi.registerCommand("context", {
     description: "Where the context window goes; /context compact [instructions] compacts from the report",
     getArgumentCompletions: (prefix: string) =>
       "compact".startsWith(prefix.trim()) ? [{ value: "compact", label: "compact", description: "Compact, never aborting a turn" }] : null,
     handler: async (args, ctx) => {
       try {
-        await contextCommand(pi, args ?? "", ctx);
+        await contextCommand(pi, args ?? "", ctx, sources);
       } catch (error) {
         say(ctx, `context: ${messageOf(error)}`, "error");
       }

@@ -4,10 +4,14 @@
 // derived from the live session on demand.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { disabledBy } from "../switches.ts";
-import { registerCommands } from "./commands.ts";
+import { type ReportSources, registerCommands } from "./commands.ts";
 
-/** Registers `/context` unless `PI_DISABLED_EXTENSIONS` names `context` or `context-guard`. */
-export function registerReport(pi: ExtensionAPI): void {
+/**
+ * Registers `/context` unless `PI_DISABLED_EXTENSIONS` names `context` or
+ * `context-guard`. `sources.keptOut` gives the guard's figures (the report
+ * imports nothing of the guard).
+ */
+export function registerReport(pi: ExtensionAPI, sources: ReportSources = {}): void {
   if (disabledBy(["context", "context-guard"])) return;
-  registerCommands(pi);
+  registerCommands(pi, sources);
 }

@@ -9,7 +9,7 @@
 import type { ExtensionAPI, ExtensionContext, Theme, ThemeColor } from "@earendil-works/pi-coding-agent";
 import { type Component, matchesKey, type TUI, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import { core } from "../core.ts";
-import { BUSY, readReport, startCompact } from "./commands.ts";
+import { BUSY, type ReportSources, readReport, startCompact } from "./commands.ts";
 import type { ContextReport, Hue } from "./types.ts";
 
 /**
@@ -290,12 +290,12 @@ export class ContextScreen implements Component {
 }
 
 /** Shows the screen until Esc or q. */
-export async function showScreen(pi: ExtensionAPI, ctx: ExtensionContext, report: ContextReport): Promise<void> {
+export async function showScreen(pi: ExtensionAPI, ctx: ExtensionContext, report: ContextReport, sources: ReportSources): Promise<void> {
   await ctx.ui.custom<void>((tui, theme, _keybindings, done) => {
     return new ContextScreen(tui, theme, report, {
-      refresh: () => readReport(pi, ctx),
+      refresh: () => readReport(pi, ctx, sources),
       isIdle: () => ctx.isIdle(),
-      compact: (on) => startCompact(pi, ctx, "", on),
+      compact: (on) => startCompact(pi, ctx, "", on, sources),
       close: () => done(undefined),
     });
   });
