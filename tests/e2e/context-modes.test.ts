@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startRpc, tempAgent } from "../harness/cli.ts";
+import { offlineEnv } from "../harness/offline.ts";
 import { piCli, piVersion, repoRoot } from "../harness/pi.ts";
 
 const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
@@ -14,7 +15,7 @@ const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
 function pi(args: string[], dir: { agentDir: string; cwd: string }) {
   const run = spawnSync(process.execPath, [piCli, ...args], {
     cwd: dir.cwd,
-    env: { ...process.env, PI_CODING_AGENT_DIR: dir.agentDir, PI_OFFLINE: "1" },
+    env: offlineEnv({ PI_CODING_AGENT_DIR: dir.agentDir }),
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
     timeout: 60_000,

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { choose, keepChunks, type ClassifyRequest } from "../harness/classifier.ts";
 import { chunksSeen, expectedNote } from "../harness/expected.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResultEntry, toolResults } from "../harness/inspect.ts";
 import { piVersion } from "../harness/pi.ts";
 import type { Loose } from "../harness/pi.ts";
@@ -72,6 +73,7 @@ test(`Pi ${piVersion}: a grep and a read are distilled at run end, exactly`, asy
     );
     // Every line the answer relies on is still there, verbatim.
     for (const line of grepRaw.split("\n").filter((l) => l.includes("=== 503"))) assert.ok(textOf(grep).includes(line));
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -110,6 +112,7 @@ test(`Pi ${piVersion}: a long plain output is numbered by output lines; nothing 
       textOf(visibleOther),
       `[context-guard] Removed the output of bash \`cat other.log\`: ${other.replace(/\n$/, "").split("\n").length} lines (${(other.length / 1000).toFixed(1)}k chars) judged not needed for the answer. Full output: recall({"entryId":"${otherEntry.id}"}).`,
     );
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { crc32, deflateSync } from "node:zlib";
 import { answering, choose } from "../harness/classifier.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -114,6 +115,7 @@ test(`Pi ${piVersion}: small outputs are judged whole in batches with the large 
     const next = pi.requests.at(-1)!.messages;
     assert.ok(next.some((m) => m.role === "toolResult" && textOf(m) === stub));
     assertPaired(next);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -167,6 +169,7 @@ test(`Pi ${piVersion}: old tool-result images go with no request, also without a
     assert.equal(images.length, 0, "no image in the request after removal");
     const recalled = toolResultEntry(pi.branch(), "rc2").message;
     assert.ok(recalled.content.some((b: Loose) => b.type === "image"), "recall returns the image block");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -238,6 +241,7 @@ test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next requ
     const report = pi.notifications.at(-1)!.message;
     assert.match(report, /last old exchanges \(run end/);
     assert.match(report, /kept Count the lines of the parser: .* \(related\) p\.90/);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -260,6 +264,7 @@ test(`Pi ${piVersion}: the run-end break-even defers a small omission`, async ()
       [["kept", "deferred", "p.05"]],
     );
     assert.equal(entriesOf(pi.branch(), "context_edit").length, 0);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf } from "../harness/inspect.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -47,6 +48,7 @@ test(`Pi ${piVersion}: the default model, openrouter/~typesafe/jev-latest, throu
     assert.equal(record.results[0].outcome, "distilled");
     assert.equal(record.inputTokens, 1234 * server.calls.length, "usage comes from the service's answer");
     assert.match(pi.status("context-guard") ?? "", /^🛡 −\d/);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
     await server.close();

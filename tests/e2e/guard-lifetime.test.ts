@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { keepMatching } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf } from "../harness/inspect.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -57,6 +58,7 @@ test(`Pi ${piVersion}: Σ after a compaction, then new savings beside it; /tree 
     await pi.session.reload();
     assert.ok((pi.statuses.get("context-guard")?.length ?? 0) > shown, "the reloaded extension set the status again");
     assert.equal(pi.status("context-guard"), `🛡 0 · Σ−${tokens(first)}`);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }

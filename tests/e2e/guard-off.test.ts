@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
@@ -14,6 +15,7 @@ test(`Pi ${piVersion}: "enabled": false sends nothing`, async () => {
     await pi.prompt("Search.");
     assert.equal(pi.classifierCalls.length, 0);
     assert.equal(pi.status("context-guard"), "🛡 guard off");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -25,6 +27,7 @@ test(`Pi ${piVersion}: a model not in Pi's classifier catalog sends nothing`, as
     await pi.prompt("Search.");
     assert.equal(pi.classifierCalls.length, 0);
     assert.equal(pi.status("context-guard"), "🛡 Jev model not found");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -39,6 +42,7 @@ test(`Pi ${piVersion}: the default model without an OpenRouter credential sends 
     await pi.prompt("Search.");
     assert.equal(pi.classifierCalls.length, 0);
     assert.equal(pi.status("context-guard"), "🛡 no openrouter key");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
     if (saved !== undefined) process.env.OPENROUTER_API_KEY = saved;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { keepMatching } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -48,6 +49,7 @@ test(`Pi ${piVersion}: one request per segment, its state and questions field by
       for (const id of ids) assert.equal(q[id].type, "bool");
       next += ids.length;
     }
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -74,6 +76,7 @@ test(`Pi ${piVersion}: history goes in earlier_conversation; notes of the run in
       { user: "What does this project do?", assistant: "The project renders build badges." },
     ]);
     assert.equal(state.agent_notes_during_the_run, "Looking for the retry lines now.");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -103,6 +106,7 @@ test(`Pi ${piVersion}: a steering message continues the run and joins the questi
     // The output from before the steering message was still distilled.
     const target = toolResultEntry(branch, "g").id;
     assert.ok(entriesOf(branch, "context_edit").some((e: Loose) => e.targetId === target));
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -125,6 +129,7 @@ test(`Pi ${piVersion}: other extensions' drafts survive the pass`, async () => {
     assert.equal(entriesOf(branch, "custom", "other-extension").length, 1);
     assert.equal(entriesOf(branch, "custom", "context-guard").length, 1);
     assert.equal(entriesOf(branch, "context_edit").length, 1);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }

@@ -1,12 +1,18 @@
 // The settings file, `/guard`, and the status bar inside real Pi.
+// The connect recorder comes first, so the malformed-file test can show that
+// no request of any kind left the process.
+import "../harness/connect-recorder.mjs";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { keepMatching } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
+import { assertRecorderLive, describe, recorded } from "../harness/network.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
+import { startSystemOne } from "../harness/system-one.ts";
 
 const search = [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."];
 
@@ -36,20 +42,43 @@ test(`Pi ${piVersion}: bad values fall back with a warning that names the key`, 
     // The defaults applied: the pass ran with 8,000 ms per request and distilled.
     assert.equal(pi.classifierCalls[0].timeoutMs, 8_000);
     assert.match(pi.status("context-guard") ?? "", /^🛡 −\d/);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
 });
 
 test(`Pi ${piVersion}: a malformed file keeps the defaults and says so`, async () => {
-  const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), guardSettings: "{ not json", script: search });
+  // The default model is openrouter's, pointed at a loopback service that counts
+  // its hits; there is no key (the harness clears them all), so nothing may be sent.
+  const server = await startSystemOne(
+    () => 0.5,
+    (_id, options) => options[0],
+  );
+  await assertRecorderLive();
+  const before = recorded().length;
+  const pi = await startSession({
+    files: fixtureRepo(),
+    classifier: keepMatching("=== 503"),
+    guardSettings: "{ not json",
+    script: search,
+    beforeStart: (agentDir) =>
+      writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
+  });
   try {
     await pi.prompt("Which services retry on 503?");
     assert.ok(pi.notifications.some((n) => n.type === "warning" && /not valid JSON/.test(n.message)));
-    // The default model is openrouter's, which has no key here: nothing is sent, and the status says why.
-    assert.equal(pi.classifierCalls.length, 0);
+    assert.equal(pi.status("context-guard"), "🛡 no openrouter key");
+    // Zero requests of any kind: not to the stand-in, not to the service, no socket at all.
+    assert.equal(pi.classifierCalls.length, 0, "no stand-in call");
+    assert.equal(server.calls.length, 0, "no request to the service");
+    const sockets = recorded().slice(before);
+    assert.deepEqual(sockets, [], `no connection or lookup:\n${describe(sockets)}`);
+    assert.ok(pi.requests.length >= 2, "the run itself happened");
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
+    await server.close();
   }
 });
 
@@ -88,6 +117,7 @@ test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist;
     assert.ok(pi.notifications.some((n) => n.type === "warning" && n.message.includes('"timeoutMs"')));
     await pi.prompt("/guard sideways");
     assert.match(pi.notifications.at(-1)?.message ?? "", /unknown subcommand/);
+    assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
   }
@@ -103,6 +133,7 @@ test(`Pi ${piVersion}: PI_CONTEXT_GUARD_CONFIG names the settings file`, async (
     assert.equal(pi.status("context-guard"), "🛡 guard off");
     await pi.prompt("/guard on");
     assert.equal(JSON.parse(readFileSync(elsewhere, "utf8")).enabled, true);
+    assertNoPassFailure(pi.notifications);
   } finally {
     delete process.env.PI_CONTEXT_GUARD_CONFIG;
     await pi.dispose();
@@ -122,6 +153,7 @@ test(`Pi ${piVersion}: pi -p "/guard" prints the report on stdout; rpc gets it a
       await rpc.command({ type: "prompt", message: "/guard status" });
       const note = await rpc.waitFor((r) => r.method === "notify" && String(r.message).startsWith("context-guard: on"));
       assert.match(String(note.message), /kept out of the window now/);
+      assertNoPassFailure([stdout, ...rpc.notifications()]);
     } finally {
       rpc.close();
     }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startTui } from "../harness/tui.ts";
 
@@ -19,6 +20,7 @@ test(`Pi ${piVersion} TUI: 0 saved, distilling…, the savings, guard off`, asyn
     await tui.waitFor("🛡 guard off");
     await tui.command("/guard on");
     await tui.waitFor(/🛡 −\d+(\.\d)?k · 1/);
+    assertNoPassFailure([tui.capture()]);
   } finally {
     tui.close();
   }
@@ -28,12 +30,14 @@ test(`Pi ${piVersion} TUI: a missing model and a missing key are named`, async (
   const missing = await startTui({ classifier: "absent" });
   try {
     await missing.waitFor("🛡 Jev model not found");
+    assertNoPassFailure([missing.capture()]);
   } finally {
     missing.close();
   }
   const noKey = await startTui({ guardSettings: "{}", env: { OPENROUTER_API_KEY: "" } });
   try {
     await noKey.waitFor("🛡 no openrouter key");
+    assertNoPassFailure([noKey.capture()]);
   } finally {
     noKey.close();
   }

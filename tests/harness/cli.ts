@@ -1,7 +1,9 @@
-// The `pi` command line: package commands and rpc mode, in a temporary agent dir.
+// The `pi` command line: package commands and rpc mode, in a temporary agent dir,
+// offline and without credentials (offline.ts).
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { offlineEnv } from "./offline.ts";
 import { piCli, repoRoot } from "./pi.ts";
 import { makeWorkspace } from "./workspace.ts";
 
@@ -16,7 +18,7 @@ export function tempAgent(guardSettings: Record<string, unknown> = {}): { agentD
 export async function pi(args: string[], options: { agentDir: string; cwd: string; env?: Record<string, string> }) {
   const running = run(process.execPath, [piCli, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, PI_CODING_AGENT_DIR: options.agentDir, PI_OFFLINE: "1", ...options.env },
+    env: offlineEnv({ PI_CODING_AGENT_DIR: options.agentDir, ...options.env }),
     timeout: 60_000,
   });
   running.child.stdin?.end();
@@ -48,7 +50,7 @@ export function startRpc(options: {
   args.push("--model", "faux/faux-1", ...(options.args ?? []));
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
     cwd: options.cwd,
-    env: { ...process.env, PI_CODING_AGENT_DIR: options.agentDir, PI_OFFLINE: "1", ...options.env },
+    env: offlineEnv({ PI_CODING_AGENT_DIR: options.agentDir, ...options.env }),
   });
   const records: Record<string, unknown>[] = [];
   const waiters: { match: (r: Record<string, unknown>) => boolean; resolve: (r: Record<string, unknown>) => void }[] = [];

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { offlineEnv } from "./offline.ts";
 import { piCli, repoRoot } from "./pi.ts";
 import { makeWorkspace } from "./workspace.ts";
 
@@ -84,7 +85,10 @@ export async function startTui(options: TuiOptions = {}): Promise<Tui> {
   ].join(" ");
   const width = options.width ?? 120;
   const height = options.height ?? 40;
-  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  // The tmux server starts with a clean environment (no credential, PI_OFFLINE=1),
+  // which the pane's process inherits; `env` above adds the test's own variables.
+  const serverEnv = offlineEnv();
+  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", env: serverEnv });
   tmux("new-session", "-d", "-x", String(width), "-y", String(height), "-c", cwd, command);
   tmux("set-option", "-g", "remain-on-exit", "on");
 
