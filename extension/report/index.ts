@@ -4,7 +4,8 @@
 // derived from the live session on demand.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { disabledBy } from "../switches.ts";
-import { type ReportSources, registerCommands } from "./commands.ts";
+import type { ReportSources } from "./actions.ts";
+import { registerCommands } from "./commands.ts";
 
 /**
  * Registers `/context` unless `PI_DISABLED_EXTENSIONS` names `context` or

@@ -9,7 +9,7 @@
 import type { ExtensionAPI, ExtensionContext, Theme, ThemeColor } from "@earendil-works/pi-coding-agent";
 import { type Component, matchesKey, type TUI, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import { core } from "../core.ts";
-import { BUSY, type ReportSources, readReport, startCompact } from "./commands.ts";
+import { BUSY, type ReportSources, readReport, startCompact } from "./actions.ts";
 import type { ContextReport, Hue } from "./types.ts";
 
 /**

@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { estimateTokens } from "@earendil-works/pi-coding-agent";
 import { reportCore as core } from "../../extension/report/wasm.ts";
 import { collect } from "../../extension/report/collect.ts";
-import { type ReportEvent, readReport } from "../../extension/report/commands.ts";
+import { type ReportEvent, readReport } from "../../extension/report/actions.ts";
 import type { ContextReport } from "../../extension/report/types.ts";
 import { buildReport as reference } from "./reference/report.ts";
 
