@@ -2,7 +2,7 @@
 #![no_main]
 
 use context_guard_core::entry::Message;
-use context_guard_core::recall::{recall, RecallRequest};
+use context_guard_core::guard::recall::{recall, RecallRequest};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 

@@ -8,17 +8,17 @@
 //! hold, not just the absence of a panic. `fuzz/` runs the same entry points
 //! under libFuzzer where a nightly toolchain is available.
 
-use context_guard_core::chunk::{chunk, chunk_text, segments};
-use context_guard_core::decide::{interpret, RequestOutcome};
 use context_guard_core::entry::{ContextEntry, Message};
-use context_guard_core::exchange::STUB_PREFIX;
-use context_guard_core::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
-use context_guard_core::recall::{recall, RecallRequest};
-use context_guard_core::render::tool_label;
-use context_guard_core::render::MARK;
-use context_guard_core::settings::{parse, set_enabled, Settings};
+use context_guard_core::guard::chunk::{chunk, chunk_text, segments};
+use context_guard_core::guard::decide::{interpret, RequestOutcome};
+use context_guard_core::guard::exchange::STUB_PREFIX;
+use context_guard_core::guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
+use context_guard_core::guard::recall::{recall, RecallRequest};
+use context_guard_core::guard::render::tool_label;
+use context_guard_core::guard::render::MARK;
+use context_guard_core::guard::settings::{parse, set_enabled, Settings};
+use context_guard_core::guard::stats::columns_json;
 use context_guard_core::size::{image_chars, image_dimensions, image_head};
-use context_guard_core::stats::columns_json;
 use context_guard_core::text::{clip_middle, js_len, js_prefix, js_suffix, line_count, sanitize_line, short_count};
 use serde_json::{json, Value};
 
@@ -360,7 +360,7 @@ fn recall_never_panics_and_stays_within_the_caps() {
                 })))
                 .collect();
             let omitted = rng.chance(2).then(|| vec!["e1".to_string(), text(&mut rng, 2)]);
-            req.exchange = Some(context_guard_core::recall::ExchangeSource { omitted, entries });
+            req.exchange = Some(context_guard_core::guard::recall::ExchangeSource { omitted, entries });
         }
         let r = recall(&req);
         if !r.is_error {

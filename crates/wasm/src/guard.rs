@@ -9,7 +9,8 @@
 //! back as ranges of the texts the extension already has. Each export only
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
-use context_guard_core::{pass, recall, render, settings, text};
+use context_guard_core::guard::{pass, recall, render, settings};
+use context_guard_core::text;
 use wasm_bindgen::prelude::*;
 
 /// `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
@@ -95,5 +96,5 @@ pub fn short_count(n: f64) -> String {
 /// The `/guard` report, from the JSON text of a `SummaryInput`.
 #[wasm_bindgen(js_name = guardSummary)]
 pub fn guard_summary(input: &str) -> Result<String, JsError> {
-    context_guard_core::summary::summary_json(input).map_err(|e| JsError::new(&e))
+    context_guard_core::guard::summary::summary_json(input).map_err(|e| JsError::new(&e))
 }

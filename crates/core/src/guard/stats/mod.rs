@@ -17,8 +17,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, Content, ContextEntry, Message};
-use crate::exchange::STUB_PREFIX;
-use crate::render::MARK;
+use crate::guard::exchange::STUB_PREFIX;
+use crate::guard::render::MARK;
 use crate::size::message_chars;
 use crate::text::short_count;
 

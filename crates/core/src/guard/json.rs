@@ -10,10 +10,10 @@
 //! small; the rest of the core uses serde_json. The output is byte for byte
 //! what serde_json writes (tested).
 
-use crate::decide::{ClassifierContext, ClassifierQuestion, LargeState, RunFields, State};
-use crate::exchange::ExchangeState;
-use crate::items::SmallState;
-use crate::pass::{ChunkRefs, Draft, Outcome, TextRange};
+use crate::guard::decide::{ClassifierContext, ClassifierQuestion, LargeState, RunFields, State};
+use crate::guard::exchange::ExchangeState;
+use crate::guard::items::SmallState;
+use crate::guard::pass::{ChunkRefs, Draft, Outcome, TextRange};
 
 /// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
 /// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
@@ -440,8 +440,8 @@ mod tests {
 
     #[test]
     fn requests_match_serde_json() {
-        use crate::decide::{large_request, RequestInput};
-        use crate::span::{Exchange, Run};
+        use crate::guard::decide::{large_request, RequestInput};
+        use crate::guard::span::{Exchange, Run};
         let run = Run {
             question: "where \"is\" it?\n".into(),
             answer: "in a.ts 😀".into(),
@@ -472,15 +472,15 @@ mod tests {
         assert_eq!(requests(&all, &[]), serde_json::to_string(&all).unwrap());
         assert_eq!(requests(&[], &[]), "[]");
         // Whole items, every optional field both ways.
-        use crate::exchange::ExchangeItem;
-        use crate::items::SmallItem;
+        use crate::guard::exchange::ExchangeItem;
+        use crate::guard::items::SmallItem;
         let item = |status: Option<&str>, superseded: Option<&str>| SmallItem {
             tool: "bash `ls`".into(),
             status: status.map(str::to_string),
             superseded: superseded.map(str::to_string),
             output: "a\n\"b\" 😀".into(),
         };
-        let small = crate::items::small_request(
+        let small = crate::guard::items::small_request(
             &later,
             vec![("output_1".into(), item(Some("failed"), Some("run again"))), ("output_2".into(), item(None, None))],
         );
@@ -490,7 +490,7 @@ mod tests {
             tool_calls: calls,
             size: "1k".into(),
         };
-        let exchanges = crate::exchange::request(
+        let exchanges = crate::guard::exchange::request(
             &run,
             vec![
                 ("exchange_1".into(), turn(vec!["bash `x`".into(), "read `y`".into()])),

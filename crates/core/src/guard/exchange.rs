@@ -15,16 +15,16 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::decide::{
+use crate::entry::{Block, ContextEntry, Message};
+use crate::guard::decide::{
     earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields, State,
 };
-use crate::entry::{Block, ContextEntry, Message};
-use crate::items::item_probability;
+use crate::guard::items::item_probability;
+use crate::guard::render::{one_line, recall_call, tool_label, MARK};
+use crate::guard::settings::Settings;
+use crate::guard::span::{flatten, is_steering, user_text, Run};
 use crate::read::Fields;
-use crate::render::{one_line, recall_call, tool_label, MARK};
-use crate::settings::Settings;
 use crate::size::message_chars;
-use crate::span::{flatten, is_steering, user_text, Run};
 use crate::text::{clip_middle, js_len, short_count};
 
 /// Every exchange stub starts with this (how `stats` finds them).
@@ -301,7 +301,7 @@ impl PlannedExchange {
 pub fn unrelated(p: &PlannedExchange, outcome: &RequestOutcome, s: &Settings) -> (bool, String, String) {
     match item_probability(outcome, &p.key) {
         Ok(x) => {
-            let trace = format!("p{}", crate::decide::trace_p(x));
+            let trace = format!("p{}", crate::guard::decide::trace_p(x));
             if x < s.exchange_omit_threshold {
                 (true, "unrelated".to_string(), trace)
             } else {
@@ -328,8 +328,8 @@ pub fn pays_off(saved: usize, marginal_rewrite: usize, requests_so_far: usize, s
 mod tests {
     use super::*;
     use crate::entry::Content;
-    use crate::span::find_run;
-    use crate::span::tests::{call, entry, result, say, user};
+    use crate::guard::span::find_run;
+    use crate::guard::span::tests::{call, entry, result, say, user};
     use serde_json::json;
 
     fn exchange(n: usize, size: usize) -> Vec<ContextEntry> {

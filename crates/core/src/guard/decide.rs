@@ -22,10 +22,10 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::chunk::{Chunk, Segment};
-use crate::render::{render, Distill, Numbering, Rendered, Verbatim};
-use crate::settings::Settings;
-use crate::span::{History, Run};
+use crate::guard::chunk::{Chunk, Segment};
+use crate::guard::render::{render, Distill, Numbering, Rendered, Verbatim};
+use crate::guard::settings::Settings;
+use crate::guard::span::{History, Run};
 use crate::text::{clip_middle, js_len};
 
 /// Request limits in JavaScript characters (guard.md §3, REFERENCE.md "Data sent to Jev").
@@ -94,9 +94,9 @@ pub struct ClassifierContext {
 pub enum State {
     Large(LargeState),
     /// Small outputs judged whole (`items`).
-    Small(crate::items::SmallState),
+    Small(crate::guard::items::SmallState),
     /// Old exchanges (`exchange`).
-    Exchange(crate::exchange::ExchangeState),
+    Exchange(crate::guard::exchange::ExchangeState),
 }
 
 /// Pi's `ClassifierQuestion`.
@@ -784,8 +784,8 @@ fn strip_location(word: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::chunk;
-    use crate::span::Exchange;
+    use crate::guard::chunk::chunk;
+    use crate::guard::span::Exchange;
     use serde_json::json;
 
     fn answered(answers: Value) -> RequestOutcome {

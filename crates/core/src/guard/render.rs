@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::chunk::{chunk_text, Chunk, FastMap};
+use crate::guard::chunk::{chunk_text, Chunk, FastMap};
 use crate::text::{sanitize_line, short_count};
 
 /// The start of every text the guard writes into the context.
@@ -229,7 +229,7 @@ pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::chunk;
+    use crate::guard::chunk::chunk;
     use serde_json::json;
 
     #[test]

@@ -21,19 +21,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chunk::{chunk, chunk_text, segments, Chunk, Segment};
-use crate::decide::{
+use crate::entry::ContextEntry;
+use crate::guard::chunk::{chunk, chunk_text, segments, Chunk, Segment};
+use crate::guard::decide::{
     decide_result, interpret, large_request, ClassifierContext, Outcome as ResultOutcome, Reason, RequestInput,
     RequestOutcome, ResultInput, Verdict,
 };
-use crate::entry::ContextEntry;
-use crate::exchange::PlannedExchange;
-use crate::images::ImageEdit;
-use crate::items::PlannedSmall;
+use crate::guard::exchange::PlannedExchange;
+use crate::guard::images::ImageEdit;
+use crate::guard::items::PlannedSmall;
+use crate::guard::render::{file_offset, tool_label, Numbering};
+use crate::guard::settings::Settings;
+use crate::guard::span::{find_run, large_of, run_outputs};
 use crate::read::Fields;
-use crate::render::{file_offset, tool_label, Numbering};
-use crate::settings::Settings;
-use crate::span::{find_run, large_of, run_outputs};
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
 pub const RECORD_TYPE: &str = "context-guard";
@@ -375,7 +375,7 @@ impl PassInput {
         PassInput {
             entries: f.list("entries", ContextEntry::from_value),
             settings: match f.take("settings") {
-                Value::Object(map) => crate::settings::parse_object(&map),
+                Value::Object(map) => crate::guard::settings::parse_object(&map),
                 _ => Settings::default(),
             },
             classifier: !matches!(f.take("classifier"), Value::Bool(false)),
@@ -433,7 +433,7 @@ pub fn plan(input: &PassInput) -> Plan {
     let suffix = suffix_chars(entries);
     let rewrite = |i: usize| suffix.get(i).copied().unwrap_or(0);
     let index_of = |id: &str| entries.iter().position(|e| e.id == id).unwrap_or(0);
-    let mut images = crate::images::old_images(entries, s.image_keep_turns);
+    let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
     for im in &mut images {
         im.rewrite_chars = rewrite(index_of(&im.entry_id));
     }
@@ -489,10 +489,10 @@ pub fn plan(input: &PassInput) -> Plan {
 
 /// One large output cut into chunks and segments, one request per sendable segment.
 fn plan_large(
-    o: crate::span::Output,
-    run: &crate::span::Run,
+    o: crate::guard::span::Output,
+    run: &crate::guard::span::Run,
     s: &Settings,
-    requests: &mut Vec<crate::decide::ClassifierContext>,
+    requests: &mut Vec<crate::guard::decide::ClassifierContext>,
 ) -> PlannedOutput {
     let chunked = chunk(&o.text);
     let segs = segments(&chunked.chunks, s.max_segment_chars, s.max_chunks_per_segment);
@@ -540,15 +540,15 @@ fn plan_large(
 
 /// The small outputs in batches (§4 "Batching"), keyed `output_N` across the pass.
 fn plan_small(
-    candidates: Vec<crate::span::Output>,
+    candidates: Vec<crate::guard::span::Output>,
     entries: &[ContextEntry],
-    run: &crate::span::Run,
+    run: &crate::guard::span::Run,
     s: &Settings,
     rewrite: &dyn Fn(usize) -> usize,
-    requests: &mut Vec<crate::decide::ClassifierContext>,
+    requests: &mut Vec<crate::guard::decide::ClassifierContext>,
     out: &mut Vec<PlannedSmall>,
 ) {
-    use crate::items::{batches, output_key, small_item, small_item_chars, small_of, small_request};
+    use crate::guard::items::{batches, output_key, small_item, small_item_chars, small_of, small_request};
     let candidates = small_of(candidates, entries, run, s);
     let items: Vec<_> = candidates.iter().map(small_item).collect();
     let sizes: Vec<usize> = items.iter().map(small_item_chars).collect();
@@ -576,17 +576,17 @@ fn plan_small(
 /// The eligible old exchanges in batches, keyed `exchange_N`.
 fn plan_exchanges(
     entries: &[ContextEntry],
-    run: &crate::span::Run,
+    run: &crate::guard::span::Run,
     s: &Settings,
     rewrite: &dyn Fn(usize) -> usize,
-    requests: &mut Vec<crate::decide::ClassifierContext>,
+    requests: &mut Vec<crate::guard::decide::ClassifierContext>,
     out: &mut Vec<PlannedExchange>,
 ) {
-    use crate::exchange::{candidates, exchange_key, item, item_chars, request, stub, STUB_QUOTE};
+    use crate::guard::exchange::{candidates, exchange_key, item, item_chars, request, stub, STUB_QUOTE};
     let spans = candidates(entries, run, s);
     let items: Vec<_> = spans.iter().map(item).collect();
     let sizes: Vec<usize> = items.iter().map(item_chars).collect();
-    for (first, count) in crate::items::batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
+    for (first, count) in crate::guard::items::batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
         let req = requests.len();
         let mut batch = Vec::with_capacity(count);
         for i in first..first.saturating_add(count) {
@@ -594,7 +594,7 @@ fn plan_exchanges(
             let key = exchange_key(i + 1);
             out.push(PlannedExchange {
                 prompt_id: x.prompt_id.clone(),
-                label: crate::render::one_line(&x.prompt, STUB_QUOTE),
+                label: crate::guard::render::one_line(&x.prompt, STUB_QUOTE),
                 omit_ids: x.editable.iter().filter_map(|&e| entries.get(e)).map(|e| e.id.clone()).collect(),
                 chars: x.chars,
                 stub: stub(x),
@@ -727,7 +727,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
 
     // Small outputs (§4): P ≥ smallKeepThreshold keeps, else the stub.
     for p in &pass.small {
-        let d = crate::items::decide_small(p, outcome_of(p.request), s);
+        let d = crate::guard::items::decide_small(p, outcome_of(p.request), s);
         let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
         if let Some(stub) = d.stub {
             saved = saved.saturating_add(p.chars.saturating_sub(after));
@@ -759,7 +759,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .exchanges
         .iter()
         .map(|x| {
-            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), s);
+            let (unrelated, reason, trace) = crate::guard::exchange::unrelated(x, outcome_of(x.request), s);
             (x, unrelated, reason, trace)
         })
         .collect();
@@ -767,7 +767,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let unrelated_saved =
         judged.iter().filter(|j| j.1).fold(0usize, |a, (x, ..)| a.saturating_add(x.chars.saturating_sub(stub_len(x))));
     let unrelated_rewrite = judged.iter().filter(|j| j.1).map(|(x, ..)| x.rewrite_chars).max().unwrap_or(0);
-    let omit = crate::exchange::pays_off(
+    let omit = crate::guard::exchange::pays_off(
         unrelated_saved,
         unrelated_rewrite.saturating_sub(other_rewrite),
         pass.requests_so_far,
@@ -901,7 +901,7 @@ pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Planned,
     }
     let mut plan = plan(&PassInput::from_value(value));
     let refs = chunk_refs(&mut plan, &texts);
-    let requests = crate::json::requests(&plan.requests, &refs);
+    let requests = crate::guard::json::requests(&plan.requests, &refs);
     Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })
 }
 
@@ -972,13 +972,13 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
 /// requests, see [`plan_json`]).
 pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
     let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
-    crate::json::outcome(&finish(pass, &answers))
+    crate::guard::json::outcome(&finish(pass, &answers))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::tests::{call, entry, result, say, user};
+    use crate::guard::span::tests::{call, entry, result, say, user};
     use serde_json::{json, Value};
 
     fn grep_text(files: usize) -> String {
@@ -1256,7 +1256,7 @@ mod tests {
     }
 
     fn whole_session() -> Vec<ContextEntry> {
-        use crate::images::tests::{png_b64, shot};
+        use crate::guard::images::tests::{png_b64, shot};
         let mut e = Vec::new();
         for n in 0..4 {
             e.push(entry(&format!("u{n}"), user(&format!("old task {n} 日本😀"))));
@@ -1285,7 +1285,7 @@ mod tests {
         assert_eq!(p.pass.images.len(), 1);
         assert_eq!(p.requests.len(), 2, "one batch of small outputs, one of exchanges");
         // Written by the fast writer as serde_json writes them, every kind.
-        assert_eq!(crate::json::requests(&p.requests, &[]), serde_json::to_string(&p.requests).unwrap());
+        assert_eq!(crate::guard::json::requests(&p.requests, &[]), serde_json::to_string(&p.requests).unwrap());
         let out = finish(&p.pass, &answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 }));
         let v = serde_json::to_value(&out.entries).unwrap();
         let edits: Vec<&Value> = v.as_array().unwrap().iter().filter(|e| e["type"] == "context_edit").collect();

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use crate::pass::{Record, ResultKind};
-use crate::stats::{status_text, Stats};
+use crate::guard::pass::{Record, ResultKind};
+use crate::guard::stats::{status_text, Stats};
 use crate::text::{sanitize_line, short_count};
 
 /// What the report reads.
@@ -113,8 +113,8 @@ pub fn summary(input: &SummaryInput) -> String {
             "  last {} ({}, {} ms{}):",
             kind_name(kind),
             match record.phase {
-                crate::pass::Phase::RunEnd => "run end",
-                crate::pass::Phase::MidRun => "mid-run checkpoint",
+                crate::guard::pass::Phase::RunEnd => "run end",
+                crate::guard::pass::Phase::MidRun => "mid-run checkpoint",
             },
             record.ms.max(0.0).round(),
             if record.timed_out { ", timed out" } else { "" }

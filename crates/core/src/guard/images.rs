@@ -16,8 +16,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, ContextEntry, Message};
+use crate::guard::render::{recall_call, MARK};
 use crate::read::Fields;
-use crate::render::{recall_call, MARK};
 use crate::size::{blocks_chars, image_dimensions, image_tokens};
 use crate::text::short_count;
 
@@ -134,7 +134,7 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
 pub(crate) mod tests {
     use super::*;
     use crate::entry::Content;
-    use crate::span::tests::{entry, say, user};
+    use crate::guard::span::tests::{entry, say, user};
 
     /// A base64 PNG header of the given size.
     pub fn png_b64(w: u32, h: u32) -> String {

@@ -11,15 +11,15 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::decide::{
+use crate::entry::{Block, ContextEntry};
+use crate::guard::decide::{
     earlier, BoolCriteria, ClassifierAnswer, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields,
     State,
 };
-use crate::entry::{Block, ContextEntry};
+use crate::guard::render::{recall_call, tool_label, MARK};
+use crate::guard::settings::Settings;
+use crate::guard::span::{run_outputs, Output, Run};
 use crate::read::Fields;
-use crate::render::{recall_call, tool_label, MARK};
-use crate::settings::Settings;
-use crate::span::{run_outputs, Output, Run};
 use crate::text::{clip_middle, js_len, short_count};
 
 /// A small output is sent with at most this many characters (§4).
@@ -305,7 +305,7 @@ pub fn decide_small(p: &PlannedSmall, outcome: &RequestOutcome, s: &Settings) ->
         Ok(x) => x,
         Err(why) => return ItemDecision { stub: None, reason: why.to_string(), trace: why.to_string() },
     };
-    let trace = format!("p{}", crate::decide::trace_p(probability));
+    let trace = format!("p{}", crate::guard::decide::trace_p(probability));
     if probability >= s.small_keep_threshold {
         return ItemDecision { stub: None, reason: "needed".to_string(), trace };
     }
@@ -319,8 +319,8 @@ pub fn decide_small(p: &PlannedSmall, outcome: &RequestOutcome, s: &Settings) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::span::find_run;
-    use crate::span::tests::{call, entry, result, say, user};
+    use crate::guard::span::find_run;
+    use crate::guard::span::tests::{call, entry, result, say, user};
     use serde_json::json;
 
     fn session(outputs: &[(&str, Value, String)]) -> Vec<ContextEntry> {

@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{blocks_text, Block, Message};
-use crate::render::MARK;
+use crate::guard::render::MARK;
 use crate::text::{js_len, js_prefix};
 
 /// Most lines returned at once (Pi's `read` tool: 2,000 lines).
@@ -199,7 +199,7 @@ pub fn tool_info_json() -> String {
 pub fn unknown_entry(entry_id: &str) -> String {
     format!(
         "No entry {} on this session branch. Use the entryId from a {MARK} note, as in recall({{\"entryId\":\"3f9c2a1b\"}}).",
-        serde_json::to_string(&crate::render::one_line(entry_id, 80)).unwrap_or_default()
+        serde_json::to_string(&crate::guard::render::one_line(entry_id, 80)).unwrap_or_default()
     )
 }
 
@@ -231,7 +231,7 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
         Recalled::Other(what) => {
             return error(format!(
                 "Entry {} is {what}, not a tool output that {MARK} distilled. Use the entryId from a {MARK} note.",
-                serde_json::to_string(&crate::render::one_line(&req.entry_id, 80)).unwrap_or_default()
+                serde_json::to_string(&crate::guard::render::one_line(&req.entry_id, 80)).unwrap_or_default()
             ))
         }
     };
@@ -293,7 +293,7 @@ pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[us
         blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Image { .. })).map(|(i, _)| i).collect()
     };
     let user = |k: usize, content: &crate::entry::Content, images: &mut Vec<[usize; 2]>| {
-        let mut text = format!("## user\n{}", crate::span::content_text(content));
+        let mut text = format!("## user\n{}", crate::guard::span::content_text(content));
         if let crate::entry::Content::Blocks(b) = content {
             let found = image_blocks(b);
             if !found.is_empty() {
@@ -344,7 +344,7 @@ pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[us
                     text.push_str(&format!(
                         "\n[{}: {} shows {}]",
                         plural(n, "image", "images"),
-                        crate::render::recall_call(id),
+                        crate::guard::render::recall_call(id),
                         if n == 1 { "it" } else { "them" }
                     ));
                 }
@@ -407,7 +407,7 @@ pub fn compile(pattern: &str, bytes: usize) -> Result<Regex, String> {
         ));
     }
     RegexBuilder::new(pattern).size_limit(MAX_PATTERN_SIZE).build().map_err(|e| {
-        format!("`pattern` is not valid regex-lite syntax: {}", crate::render::one_line(&e.to_string(), 300))
+        format!("`pattern` is not valid regex-lite syntax: {}", crate::guard::render::one_line(&e.to_string(), 300))
     })?;
     RegexBuilder::new(pattern).size_limit(pattern_size_limit(bytes)).build().map_err(|_| {
         format!(
@@ -555,7 +555,7 @@ fn search(text: &str, q: &Query) -> RecallReply {
 
 /// A pattern as a note shows it: one line, clipped.
 fn show_pattern(p: &str) -> String {
-    format!("/{}/", crate::render::one_line(p, 120))
+    format!("/{}/", crate::guard::render::one_line(p, 120))
 }
 
 #[cfg(test)]

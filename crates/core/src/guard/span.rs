@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::entry::{blocks_text, Block, Content, ContextEntry, Message};
-use crate::render::MARK;
-use crate::settings::Settings;
+use crate::guard::render::MARK;
+use crate::guard::settings::Settings;
 use crate::text::{clip_middle, js_len};
 
 /// The placeholder for a user message with only images (§2), so an older

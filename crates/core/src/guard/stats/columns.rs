@@ -230,7 +230,7 @@ impl<'a, F: FnMut(usize, usize) -> String> Tape<'a, '_, F> {
 mod tests {
     use super::*;
     use crate::entry::ContextEntry;
-    use crate::stats::{stats, tally, StatsInput};
+    use crate::guard::stats::{stats, tally, StatsInput};
     use crate::text::{js_len, js_prefix};
     use serde_json::json;
 

@@ -1,0 +1,37 @@
+//! The guard: what it does at the end of a run, what `recall` returns, its
+//! figures and its settings (guard.md). Everything the extension's
+//! `extension/guard/` asks the core.
+//!
+//! The modules, roughly from the bottom up:
+//!
+//! - the run: [`span`] (the run, its question, answer and history; the
+//!   candidate outputs) and [`settings`] (the settings file);
+//! - chunking: [`chunk`] (one output → chunks → segments);
+//! - decisions: [`decide`] (the request of one segment of a large output and
+//!   what its answer means);
+//! - whole items: [`items`] (small outputs and the batching every whole item
+//!   shares), [`exchange`] (old exchanges), [`images`] (old images);
+//! - rendering: [`render`] (the marker, tool labels, the replacement text);
+//! - the pass: [`pass`] (plan and finish at run end) and [`json`] (its JSON,
+//!   written by hand);
+//! - [`recall`]: what the `recall` tool returns;
+//! - statistics: [`stats`] (the guard's figures, the status bar) and its
+//!   `columns`;
+//! - [`summary`]: the `/guard` text.
+//!
+//! Nothing here imports `crate::report`; the report reads what the guard kept
+//! out through the base.
+
+pub mod chunk;
+pub mod decide;
+pub mod exchange;
+pub mod images;
+pub mod items;
+pub mod json;
+pub mod pass;
+pub mod recall;
+pub mod render;
+pub mod settings;
+pub mod span;
+pub mod stats;
+pub mod summary;
