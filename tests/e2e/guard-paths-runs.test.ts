@@ -211,7 +211,7 @@ test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, on
   // entries in the context) ≥ 16 × the cache they rewrite (the context from the
   // first omitted prompt on, beyond what the pass's other edits rewrite; none here).
   //   exchange 1 ≈ 6.3k chars (two seq outputs), exchange 2 ≈ 7.3k chars.
-  //   "Four":  only exchange 1 is old enough: saves ≈ 6.1k < 8,000 → deferred.
+  //   "Four":  only exchange 1 is old enough: saves ≈ 6.1k < 8,000 (and 6.1k × 6 < 16 × ≈6.3k) → deferred.
   //   "Five":  both: save ≈ 13.2k ≥ 8,000, but 13.2k × 7 requests ≈ 92k < 16 × ≈13.6k ≈ 218k → deferred.
   //   "Six":   its 20 turns make 28 requests: 13.2k × 28 ≈ 369k ≥ 16 × ≈14.4k ≈ 230k → both omitted.
   const pi = await startSession({
@@ -238,6 +238,7 @@ test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, on
     assert.deepEqual(exchangeResults(), [[one, "kept", "deferred", "p.05"]]);
     const four = guardRecords(pi.branch()).at(-1).results.find((r: Loose) => r.kind === "exchange");
     assert.ok(four.beforeChars < 8_000, `exchange 1 alone is under the minimum saving (${four.beforeChars} chars)`);
+    assert.equal(entriesOf(pi.branch(), "context_edit").length, 0);
 
     pi.script("Five done.");
     await pi.prompt("Five");
