@@ -10,9 +10,9 @@ import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@e
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
 import type { GuardSettings, PassOutcome } from "./types.ts";
-import { say } from "../say.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../types.ts";
+import { say, setStatus } from "../ui.ts";
 import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { findClassifier } from "./model.ts";
@@ -61,22 +61,21 @@ export function registerGuard(pi: ExtensionAPI): void {
     return loaded;
   };
 
-  const setStatus = (ctx: ExtensionContext, saved: string, rest = "") => {
-    const theme = ctx.ui.theme;
-    ctx.ui.setStatus(STATUS_KEY, theme.fg("success", saved) + (rest ? theme.fg("dim", rest) : ""));
-  };
+  // Status texts are cosmetic: ui.ts catches their failures, so none reaches the pass.
+  const showSaved = (ctx: ExtensionContext, saved: string, rest = "") => setStatus(ctx, STATUS_KEY, rest ? [["success", saved], ["dim", rest]] : [["success", saved]]);
+  const showProblem = (ctx: ExtensionContext, problem: string) => setStatus(ctx, STATUS_KEY, [["warning", `🛡 ${problem}`]]);
 
   /** The status-bar text, recomputed from the session (seed 001's texts). */
   const refreshStatus = (ctx: ExtensionContext): GuardStats | undefined => {
     try {
       const { settings } = settingsOf(ctx);
       if (!settings.enabled) {
-        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("dim", "🛡 guard off"));
+        setStatus(ctx, STATUS_KEY, [["dim", "🛡 guard off"]]);
         return undefined;
       }
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       if (!lookup.ok) {
-        ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
+        showProblem(ctx, lookup.status);
         return undefined;
       }
       const figures = guardFigures(ctx);
@@ -84,7 +83,7 @@ export function registerGuard(pi: ExtensionAPI): void {
         warnOnce(ctx, `cannot compute the savings: ${figures.error}`);
         return undefined;
       }
-      setStatus(ctx, figures.value.status.saved, figures.value.status.rest);
+      showSaved(ctx, figures.value.status.saved, figures.value.status.rest);
       return figures.value.stats;
     } catch (error) {
       warnOnce(ctx, `status failed: ${(error as Error).message}`);
@@ -109,7 +108,7 @@ export function registerGuard(pi: ExtensionAPI): void {
       if (!settings.enabled) return undefined;
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
-      if (!lookup.ok) ctx.ui.setStatus(STATUS_KEY, ctx.ui.theme.fg("warning", `🛡 ${lookup.status}`));
+      if (!lookup.ok) showProblem(ctx, lookup.status);
       const entries = coreEntries(event.context.contextEntries as unknown as ProjectedEntry[]);
       const planned = callCore(() => guardCore.planPass({ entries, settings, classifier: lookup.ok }));
       if (!planned.ok) {
@@ -120,7 +119,7 @@ export function registerGuard(pi: ExtensionAPI): void {
 
       // One list of requests for every kind (large, small, exchange), under one limiter and one budget.
       const requests = lookup.ok ? planned.value.requests : [];
-      if (requests.length > 0) setStatus(ctx, "🛡 distilling…");
+      if (requests.length > 0) showSaved(ctx, "🛡 distilling…");
       const classify: Classify = (context, options) =>
         ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
       const run =

@@ -5,7 +5,7 @@
 // that reaches Pi.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { core } from "../core.ts";
-import { say } from "../say.ts";
+import { say } from "../ui.ts";
 import { BUSY, messageOf, type ReportSources, readReport, startCompact } from "./actions.ts";
 import { showScreen } from "./view.ts";
 
