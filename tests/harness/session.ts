@@ -57,6 +57,11 @@ export interface SessionOptions {
   contextWindow?: number;
   /** Runs on the agent dir before Pi starts (to write models.json, say). */
   beforeStart?: (agentDir: string) => void;
+  /**
+   * The UI context to bind, made from the recording one (to make a method throw or go missing, as some
+   * hosts' contexts do). Default: the recording one as it is.
+   */
+  ui?: (recording: Loose) => Loose;
 }
 
 export interface PiSession {
@@ -181,7 +186,8 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
 
   const notifications: PiSession["notifications"] = [];
   const statuses = new Map<string, (string | undefined)[]>();
-  const uiContext = recordingUi(notifications, statuses);
+  const recording = recordingUi(notifications, statuses);
+  const uiContext = options.ui ? options.ui(recording) : recording;
   await session.bindExtensions({ uiContext, mode: options.mode ?? "print", onError: (e: Loose) => notifications.push({ message: `extension error: ${e?.error ?? e}`, type: "error" }) });
   sessionCount++;
 
