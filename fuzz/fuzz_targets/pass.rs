@@ -3,7 +3,7 @@
 #![no_main]
 
 use context_guard_core::entry::{ContextEntry, Message};
-use context_guard_core::guard::decide::RequestOutcome;
+use context_guard_core::guard::classify::RequestOutcome;
 use context_guard_core::guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::guard::settings::Settings;
 use libfuzzer_sys::fuzz_target;

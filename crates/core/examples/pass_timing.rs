@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use context_guard_core::entry::{Block, Content, ContextEntry, Message};
 use context_guard_core::guard::chunk::chunk;
-use context_guard_core::guard::decide::RequestOutcome;
+use context_guard_core::guard::classify::RequestOutcome;
 use context_guard_core::guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::guard::settings::Settings;
 use serde_json::{json, Value};

@@ -14,7 +14,8 @@
 //!
 //! - the base, at the top level: [`text`] (text as JavaScript measures it),
 //!   [`size`] (the size model), [`entry`] (Pi's entries and messages), [`read`]
-//!   (the lenient JSON reader);
+//!   (the lenient JSON reader), [`kept`] (what the guard keeps out, as figures
+//!   the report shows too);
 //! - [`report`]: the `/context` report;
 //! - [`guard`]: the guard (the run-end pass, recall, its figures and settings).
 //!
@@ -23,6 +24,7 @@
 
 pub mod entry;
 pub mod guard;
+pub mod kept;
 pub mod read;
 pub mod report;
 pub mod size;

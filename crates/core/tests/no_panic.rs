@@ -10,7 +10,8 @@
 
 use context_guard_core::entry::{ContextEntry, Message};
 use context_guard_core::guard::chunk::{chunk, chunk_text, segments};
-use context_guard_core::guard::decide::{interpret, RequestOutcome};
+use context_guard_core::guard::classify::RequestOutcome;
+use context_guard_core::guard::decide::interpret;
 use context_guard_core::guard::exchange::STUB_PREFIX;
 use context_guard_core::guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
 use context_guard_core::guard::recall::{recall, RecallRequest};

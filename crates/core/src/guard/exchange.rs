@@ -16,8 +16,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, ContextEntry, Message};
-use crate::guard::decide::{
-    earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields, State,
+use crate::guard::classify::{
+    earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, ExchangeItem, ExchangeState, Ordered, RequestOutcome,
+    RunFields, State,
 };
 use crate::guard::items::item_probability;
 use crate::guard::render::{one_line, recall_call, tool_label, MARK};
@@ -194,24 +195,6 @@ pub fn candidates(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<Span
         .collect()
 }
 
-/// An exchange as a request carries it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExchangeItem {
-    pub user: String,
-    pub assistant: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<String>,
-    pub size: String,
-}
-
-/// The state of an exchange request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExchangeState {
-    #[serde(flatten)]
-    pub run: RunFields,
-    pub exchanges: Ordered<ExchangeItem>,
-}
-
 const SITUATION: &str = "A coding agent has answered the user's current question. Below are earlier exchanges of \
 the same session (the user's prompt, the agent's last reply, the tools it called). An exchange unrelated to the \
 current work is replaced by a one-line note (the agent can recall it).";
@@ -301,7 +284,7 @@ impl PlannedExchange {
 pub fn unrelated(p: &PlannedExchange, outcome: &RequestOutcome, s: &Settings) -> (bool, String, String) {
     match item_probability(outcome, &p.key) {
         Ok(x) => {
-            let trace = format!("p{}", crate::guard::decide::trace_p(x));
+            let trace = format!("p{}", crate::guard::classify::trace_p(x));
             if x < s.exchange_omit_threshold {
                 (true, "unrelated".to_string(), trace)
             } else {

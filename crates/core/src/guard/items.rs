@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, ContextEntry};
-use crate::guard::decide::{
+use crate::guard::classify::{
     earlier, BoolCriteria, ClassifierAnswer, ClassifierContext, ClassifierQuestion, Ordered, RequestOutcome, RunFields,
-    State,
+    SmallItem, SmallState, State,
 };
 use crate::guard::render::{recall_call, tool_label, MARK};
 use crate::guard::settings::Settings;
@@ -158,26 +158,6 @@ pub fn batches(sizes: &[usize], max_chars: usize, max_items: usize) -> Vec<(usiz
     out
 }
 
-/// The state of a small-output request, fields in the order the classifier
-/// reads them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SmallState {
-    #[serde(flatten)]
-    pub run: RunFields,
-    pub outputs: Ordered<SmallItem>,
-}
-
-/// One small output as sent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SmallItem {
-    pub tool: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub superseded: Option<String>,
-    pub output: String,
-}
-
 const SMALL_SITUATION: &str = "A coding agent has answered the user's question. Below are shorter tool outputs from \
 its work, each judged as a whole: an output that is no longer needed is replaced by a one-line note (the agent can \
 recall it).";
@@ -305,7 +285,7 @@ pub fn decide_small(p: &PlannedSmall, outcome: &RequestOutcome, s: &Settings) ->
         Ok(x) => x,
         Err(why) => return ItemDecision { stub: None, reason: why.to_string(), trace: why.to_string() },
     };
-    let trace = format!("p{}", crate::guard::decide::trace_p(probability));
+    let trace = format!("p{}", crate::guard::classify::trace_p(probability));
     if probability >= s.small_keep_threshold {
         return ItemDecision { stub: None, reason: "needed".to_string(), trace };
     }

@@ -10,10 +10,10 @@
 //! small; the rest of the core uses serde_json. The output is byte for byte
 //! what serde_json writes (tested).
 
-use crate::guard::decide::{ClassifierContext, ClassifierQuestion, LargeState, RunFields, State};
-use crate::guard::exchange::ExchangeState;
-use crate::guard::items::SmallState;
-use crate::guard::pass::{ChunkRefs, Draft, Outcome, TextRange};
+use crate::guard::classify::{
+    ClassifierContext, ClassifierQuestion, ExchangeState, LargeState, RunFields, SmallState, State,
+};
+use crate::guard::outcome::{Draft, Outcome, TextRange};
 
 /// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
 /// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
@@ -155,6 +155,14 @@ impl<'a> Obj<'a> {
     fn end(self) {
         self.out.push('}');
     }
+}
+
+/// Where the chunks of a request are found in the out-of-line texts: the
+/// text's index and each chunk's range in UTF-16 units.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChunkRefs {
+    pub text: usize,
+    pub ranges: Vec<(usize, usize)>,
 }
 
 /// The JSON text of the requests, as serde_json would write it, except that
@@ -472,8 +480,7 @@ mod tests {
         assert_eq!(requests(&all, &[]), serde_json::to_string(&all).unwrap());
         assert_eq!(requests(&[], &[]), "[]");
         // Whole items, every optional field both ways.
-        use crate::guard::exchange::ExchangeItem;
-        use crate::guard::items::SmallItem;
+        use crate::guard::classify::{ExchangeItem, SmallItem};
         let item = |status: Option<&str>, superseded: Option<&str>| SmallItem {
             tool: "bash `ls`".into(),
             status: status.map(str::to_string),

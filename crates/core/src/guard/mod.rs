@@ -2,32 +2,39 @@
 //! figures and its settings (guard.md). Everything the extension's
 //! `extension/guard/` asks the core.
 //!
-//! The modules, roughly from the bottom up:
+//! The modules, by concern:
 //!
 //! - the run: [`span`] (the run, its question, answer and history; the
 //!   candidate outputs) and [`settings`] (the settings file);
 //! - chunking: [`chunk`] (one output → chunks → segments);
+//! - requests: [`classify`] (Pi's classifier types, the state of each kind of
+//!   request, how an answer is read), below every module that asks;
 //! - decisions: [`decide`] (the request of one segment of a large output and
 //!   what its answer means);
 //! - whole items: [`items`] (small outputs and the batching every whole item
 //!   shares), [`exchange`] (old exchanges), [`images`] (old images);
 //! - rendering: [`render`] (the marker, tool labels, the replacement text);
-//! - the pass: [`pass`] (plan and finish at run end) and [`json`] (its JSON,
-//!   written by hand);
+//! - the pass: [`pass`] (plan and finish at run end), [`outcome`] (what it
+//!   appends: drafts and the record) and [`json`] (its JSON, written by hand;
+//!   below `pass`, which calls it);
 //! - [`recall`]: what the `recall` tool returns;
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
 //! - [`summary`]: the `/guard` text.
 //!
-//! Nothing here imports `crate::report`; the report reads what the guard kept
-//! out through the base.
+//! Nothing here imports `crate::report`; the report reads what the guard keeps
+//! out as `crate::kept::Stats`, from the base. Within the guard, imports go
+//! one way too (`tests/layout.rs`): a type two modules share sits in a module
+//! below both (`classify`, `outcome`).
 
 pub mod chunk;
+pub mod classify;
 pub mod decide;
 pub mod exchange;
 pub mod images;
 pub mod items;
 pub mod json;
+pub mod outcome;
 pub mod pass;
 pub mod recall;
 pub mod render;

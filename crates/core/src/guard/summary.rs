@@ -8,8 +8,9 @@
 
 use serde_json::Value;
 
-use crate::guard::pass::{Record, ResultKind};
-use crate::guard::stats::{status_text, Stats};
+use crate::guard::outcome::{Phase, Record, ResultKind};
+use crate::guard::stats::status_text;
+use crate::kept::Stats;
 use crate::text::{sanitize_line, short_count};
 
 /// What the report reads.
@@ -113,8 +114,8 @@ pub fn summary(input: &SummaryInput) -> String {
             "  last {} ({}, {} ms{}):",
             kind_name(kind),
             match record.phase {
-                crate::guard::pass::Phase::RunEnd => "run end",
-                crate::guard::pass::Phase::MidRun => "mid-run checkpoint",
+                Phase::RunEnd => "run end",
+                Phase::MidRun => "mid-run checkpoint",
             },
             record.ms.max(0.0).round(),
             if record.timed_out { ", timed out" } else { "" }

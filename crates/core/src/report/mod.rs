@@ -52,7 +52,7 @@ pub struct ContextInputs {
     /// Pi's `tokensBefore` of a compaction that just finished, to report its effect.
     pub compacted_from: Option<f64>,
     /// What the guard keeps out of the window (`stats`), when the guard is loaded.
-    pub guard: Option<crate::guard::stats::Stats>,
+    pub guard: Option<crate::kept::Stats>,
 }
 
 /// Pi's own figures for the window.
@@ -267,7 +267,7 @@ pub struct ContextReport {
     pub compacted: Option<history::Compacted>,
     /// What the guard keeps out of the window, as the inputs gave it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub guard: Option<crate::guard::stats::Stats>,
+    pub guard: Option<crate::kept::Stats>,
     /// The report's sentences, shared by the screen and the text.
     pub sentences: text::Sentences,
     /// The plain-text report, for every mode but the TUI.

@@ -65,7 +65,7 @@ pub fn sentences(r: &ContextReport) -> Sentences {
 /// What the guard keeps out: tokens now (characters ÷ 4, the same estimate
 /// as the rows above) and the total of every pass on the branch, which a
 /// compaction does not undo.
-fn guard_line(g: &crate::guard::stats::Stats) -> String {
+fn guard_line(g: &crate::kept::Stats) -> String {
     let tokens = |chars: usize| count(chars.div_ceil(4) as u64);
     let now = if g.items == 0 {
         "nothing right now".to_string()
@@ -348,7 +348,7 @@ mod tests {
 
     #[test]
     fn the_guard_line_names_what_is_kept_out_now_and_in_all() {
-        use crate::guard::stats::Stats;
+        use crate::kept::Stats;
         let line = |g: Stats| guard_line(&g);
         assert_eq!(line(Stats::default()), "Kept out by context-guard: nothing right now");
         assert_eq!(

@@ -1,0 +1,349 @@
+//! What every classifier request is made of: mirrors of Pi's classifier
+//! types, the state of each kind of request, and how an answer is read.
+//!
+//! The types mirror Pi's classifier API (`@earendil-works/pi-ai`
+//! `ClassifierContext`, `ClassifierQuestion`, `ClassifierAnswer`):
+//! `classify(model, { state, questions }, opts)` answers
+//! `{ answers, usage, stopReason, errorMessage }`, a bool question with
+//! `{ probability }` and a choice with `{ choice, probabilities, confidence }`.
+//!
+//! For: those types, the [`State`] of each kind of request (a large output's
+//! segment, a batch of small outputs, a batch of old exchanges) with the
+//! [`RunFields`] they open with, the outcome of one request as the extension
+//! reports it, and the trace's probabilities. Not for: what to ask
+//! (`decide`, `items`, `exchange`) or writing the JSON (`json`). It sits below
+//! all of them, so that the request kinds can share one `State` without
+//! importing each other.
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::guard::span::{History, Run};
+use crate::text::clip_middle;
+
+/// Request limits in JavaScript characters (guard.md §3, REFERENCE.md "Data sent to Jev").
+pub const QUESTION_MAX: usize = 4000;
+pub const ANSWER_MAX: usize = 6000;
+pub const NOTES_MAX: usize = 2000;
+pub const ARGUMENTS_MAX: usize = 600;
+
+// ---------------------------------------------------------------------------
+// Pi's classifier types
+
+/// A JSON object whose keys keep their order (`chunk_1`, `chunk_2`, …,
+/// `chunk_10`: the classifier reads them in order, and a sorted map would put
+/// `chunk_10` before `chunk_2`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Ordered<V> {
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Visit<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered<V>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+/// Pi's `ClassifierContext`: the state to judge and the questions about it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassifierContext {
+    pub state: State,
+    pub questions: Ordered<ClassifierQuestion>,
+}
+
+/// The state of a request, by kind. Serialized as the inner object (Pi's
+/// `state` is any JSON object). Whole items (§4) and checkpoints (§7) add
+/// their kinds here.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum State {
+    Large(LargeState),
+    /// Small outputs judged whole (`items`).
+    Small(SmallState),
+    /// Old exchanges (`exchange`).
+    Exchange(ExchangeState),
+}
+
+/// Pi's `ClassifierQuestion`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ClassifierQuestion {
+    Choice { instructions: String, criteria: Ordered<String> },
+    Score { instructions: String, criteria: Vec<String> },
+    Bool { instructions: String, criteria: BoolCriteria },
+}
+
+/// The two criteria of a bool question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoolCriteria {
+    #[serde(rename = "true")]
+    pub yes: String,
+    #[serde(rename = "false")]
+    pub no: String,
+}
+
+/// Pi's `ClassifierAnswer`, validated (see [`ClassifierAnswer::from_value`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ClassifierAnswer {
+    Choice { choice: String, probabilities: Ordered<f64>, confidence: f64 },
+    Score { score: f64, confidence: f64 },
+    Bool { probability: f64 },
+}
+
+fn probability(v: Option<&Value>) -> Option<f64> {
+    v.and_then(Value::as_f64).filter(|p| p.is_finite() && (0.0..=1.0).contains(p))
+}
+
+impl ClassifierAnswer {
+    /// Reads an answer by its shape (a provider may leave out `type`):
+    /// `probability` makes a bool, `choice` a choice, `score` a score. Every
+    /// probability must be a finite number within 0–1, else `None`.
+    pub fn from_value(v: &Value) -> Option<ClassifierAnswer> {
+        let obj = v.as_object()?;
+        if let Some(choice) = obj.get("choice") {
+            let choice = choice.as_str()?.to_string();
+            let mut probabilities = Vec::new();
+            if let Some(p) = obj.get("probabilities") {
+                for (k, v) in p.as_object()? {
+                    probabilities.push((k.clone(), probability(Some(v))?));
+                }
+            }
+            let confidence = match obj.get("confidence") {
+                None | Some(Value::Null) => None,
+                c => Some(probability(c)?),
+            };
+            let confidence =
+                confidence.or_else(|| probabilities.iter().find(|(k, _)| *k == choice).map(|(_, p)| *p))?;
+            return Some(ClassifierAnswer::Choice { choice, probabilities: Ordered(probabilities), confidence });
+        }
+        if obj.contains_key("probability") {
+            return Some(ClassifierAnswer::Bool { probability: probability(obj.get("probability"))? });
+        }
+        let score = obj.get("score")?.as_f64().filter(|s| s.is_finite())?;
+        Some(ClassifierAnswer::Score { score, confidence: probability(obj.get("confidence")).unwrap_or(0.0) })
+    }
+}
+
+/// How one request ended, as the extension's request runner reports it
+/// (`extension/guard/requests.ts`, `RequestOutcome`): answered (Pi's result
+/// stopped normally), error, or timeout. Read by hand from a JSON value (like
+/// `entry::Message`): an unknown status counts as an error, so it keeps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum RequestOutcome {
+    #[serde(rename_all = "camelCase")]
+    Answered {
+        /// Pi's `result.answers`, unchecked: read with [`ClassifierAnswer::from_value`].
+        #[serde(default)]
+        answers: Value,
+        #[serde(default)]
+        input_tokens: f64,
+        #[serde(default)]
+        cost_usd: f64,
+    },
+    Error {
+        #[serde(default)]
+        message: String,
+    },
+    Timeout,
+}
+
+crate::deserialize_via_value!(RequestOutcome);
+
+impl RequestOutcome {
+    pub fn from_value(mut v: Value) -> RequestOutcome {
+        let number = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        match v.get("status").and_then(Value::as_str) {
+            Some("answered") => RequestOutcome::Answered {
+                input_tokens: number(&v, "inputTokens"),
+                cost_usd: number(&v, "costUsd"),
+                answers: v.get_mut("answers").map(Value::take).unwrap_or(Value::Null),
+            },
+            Some("timeout") => RequestOutcome::Timeout,
+            status => RequestOutcome::Error {
+                message: v
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("unknown request status {}", status.unwrap_or("(none)"))),
+            },
+        }
+    }
+
+    /// A validated answer by question key.
+    pub fn answer(&self, key: &str) -> Option<ClassifierAnswer> {
+        match self {
+            RequestOutcome::Answered { answers, .. } => ClassifierAnswer::from_value(answers.get(key)?),
+            _ => None,
+        }
+    }
+
+    /// Input tokens and cost, 0 when not a finite non-negative number.
+    pub fn usage(&self) -> (f64, f64) {
+        let clean = |x: f64| if x.is_finite() && x > 0.0 { x } else { 0.0 };
+        match self {
+            RequestOutcome::Answered { input_tokens, cost_usd, .. } => (clean(*input_tokens), clean(*cost_usd)),
+            _ => (0.0, 0.0),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The state of each kind of request
+
+/// The fields every request's state opens with, for each kind of item: the
+/// situation, and the run the items are judged against (§3; §4 reuses them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunFields {
+    pub situation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earlier_conversation: Option<EarlierConversation>,
+    pub user_question: String,
+    pub final_answer: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_notes_during_the_run: Option<String>,
+}
+
+impl RunFields {
+    /// The run's question, answer and notes clipped to their limits.
+    pub fn new(situation: String, earlier_conversation: Option<EarlierConversation>, run: &Run) -> RunFields {
+        let notes = run.notes.trim();
+        RunFields {
+            situation,
+            earlier_conversation,
+            user_question: clip_middle(&run.question, QUESTION_MAX),
+            final_answer: clip_middle(&run.answer, ANSWER_MAX),
+            agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+        }
+    }
+}
+
+/// The state of a large-output request (§3), fields in the order the
+/// classifier reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LargeState {
+    #[serde(flatten)]
+    pub run: RunFields,
+    pub tool: String,
+    pub tool_arguments: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_status: Option<String>,
+    pub output_size: String,
+    pub chunks: Ordered<String>,
+}
+
+/// The session before the run, empty parts left out (§3).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EarlierConversation {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_request: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recent_exchanges: Vec<RecentExchange>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One exchange of the session before the run, as `earlier_conversation`
+/// shows it.
+pub struct RecentExchange {
+    pub user: String,
+    pub assistant: String,
+}
+
+/// The state of a small-output request, fields in the order the classifier
+/// reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmallState {
+    #[serde(flatten)]
+    pub run: RunFields,
+    pub outputs: Ordered<SmallItem>,
+}
+
+/// One small output as sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmallItem {
+    pub tool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
+    pub output: String,
+}
+
+/// An exchange as a request carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExchangeItem {
+    pub user: String,
+    pub assistant: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<String>,
+    pub size: String,
+}
+
+/// The state of an exchange request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExchangeState {
+    #[serde(flatten)]
+    pub run: RunFields,
+    pub exchanges: Ordered<ExchangeItem>,
+}
+
+pub(crate) fn earlier(history: &History) -> Option<EarlierConversation> {
+    if history.is_empty() {
+        return None;
+    }
+    Some(EarlierConversation {
+        summary: history.summary.clone(),
+        first_request: history.first_request.clone(),
+        recent_exchanges: history
+            .exchanges
+            .iter()
+            .map(|e| RecentExchange { user: e.user.clone(), assistant: e.assistant.clone() })
+            .collect(),
+    })
+}
+
+/// A probability as the trace shows it: `.15`, `.06`, `0`, `1`.
+pub fn trace_p(p: f64) -> String {
+    let r = (p * 100.0).round();
+    if r >= 100.0 {
+        "1".to_string()
+    } else if r <= 0.0 || !r.is_finite() {
+        "0".to_string()
+    } else {
+        // 1..=99, so the conversion is exact.
+        format!(".{:02}", r as u32)
+    }
+}
