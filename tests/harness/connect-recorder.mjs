@@ -6,7 +6,8 @@
 //
 // What it sees: every net.Socket connect (TCP, and TLS, HTTP, HTTPS and fetch,
 // which all open their sockets through it), every dgram send or connect, and
-// every dns lookup or resolve. It records and never blocks: a test reads the
+// every dns lookup or resolve; and, once, that the process started with it.
+// It records and never blocks: a test reads the
 // records and judges (tests/harness/network.ts). Records go to an in-memory
 // list (globalThis[Symbol.for("cg.connects")]) and, when CG_CONNECT_LOG names
 // a file, as JSON lines appended to it, so the children of a test (and of the
@@ -38,6 +39,10 @@ if (!globalThis[key]) {
       }
     }
   };
+
+  // A process that loaded the recorder says so: a check can then tell "no
+  // connection" from "no recorder" (Pi children must show up).
+  record("start", {});
 
   // net.Socket#connect(options | port, host | path | [normalized args]).
   const connect = net.Socket.prototype.connect;

@@ -3,13 +3,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { repoRoot } from "./pi.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** One recorded connection or name lookup. */
 export interface Connect {
-  kind: "connect" | "udp" | "dns";
+  /** `start`: a process loaded the recorder (no target). */
+  kind: "start" | "connect" | "udp" | "dns";
   host?: string;
   port?: number;
   /** A Unix socket path (a connect that cannot leave the machine). */
@@ -18,7 +17,8 @@ export interface Connect {
   script: string;
 }
 
-export const recorderPath = join(repoRoot, "tests", "harness", "connect-recorder.mjs");
+// Not through pi.ts: the offline check reads logs without loading Pi.
+export const recorderPath = fileURLToPath(new URL("./connect-recorder.mjs", import.meta.url));
 
 /** The environment that makes a Node child record into `log` (add it to the child's env). */
 export function recorderEnv(log: string): Record<string, string> {
@@ -54,12 +54,18 @@ export function isLoopbackHost(host: string): boolean {
 
 /** Records that reached (or looked up) anything but this machine. */
 export function offMachine(records: Connect[]): Connect[] {
-  return records.filter((r) => r.path === undefined && !isLoopbackHost(r.host ?? ""));
+  return records.filter((r) => r.kind !== "start" && r.path === undefined && !isLoopbackHost(r.host ?? ""));
+}
+
+/** The connections and lookups (not the process starts). */
+export function targets(records: Connect[]): Connect[] {
+  return records.filter((r) => r.kind !== "start");
 }
 
 /** One line per record, for a failure message. */
 export function describe(records: Connect[]): string {
-  return records.map((r) => `${r.kind} ${r.path ?? `${r.host}:${r.port ?? ""}`} (pid ${r.pid} ${r.script})`).join("\n");
+  const target = (r: Connect) => (r.kind === "start" ? "" : ` ${r.path ?? (r.port === undefined ? r.host : `${r.host}:${r.port}`)}`);
+  return records.map((r) => `${r.kind}${target(r)} (pid ${r.pid} ${r.script})`).join("\n");
 }
 
 /**
