@@ -401,8 +401,24 @@ fn plausible_path(p: &[u8]) -> bool {
     p.get(i..).unwrap_or(&[]).iter().all(|&b| b > b' ' && b != 0x7f) && !p.iter().all(u8::is_ascii_digit)
 }
 
+/// `p` ends with an ISO 8601 date and hour, `2024-05-01T12` (`T` or `t`).
+/// Followed by `:00:`, that is a log line's timestamp (`2024-05-01T12:00:03Z
+/// INFO …`), not a file `2024-05-01T12` at line 00; the form with a space
+/// (`2024-05-01 12:00:03,123`) is no path already, for its space.
+fn ends_with_iso_hour(p: &[u8]) -> bool {
+    let Some(tail) = p.len().checked_sub(13).and_then(|from| p.get(from..)) else {
+        return false;
+    };
+    let digit = |i: usize| tail.get(i).is_some_and(u8::is_ascii_digit);
+    [0, 1, 2, 3, 5, 6, 8, 9, 11, 12].into_iter().all(digit)
+        && tail[4] == b'-'
+        && tail[7] == b'-'
+        && matches!(tail[10], b'T' | b't')
+}
+
 /// Byte length of the path of a `path:line:` line: the text before the first
-/// `:digits:`, if that is a plausible path.
+/// `:digits:`, if that is a plausible path and not a timestamp's date and
+/// hour followed by its minutes.
 fn match_prefix(line: &str) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut from = 0;
@@ -414,7 +430,9 @@ fn match_prefix(line: &str) -> Option<usize> {
         }
         let digits = digits_at(bytes, colon + 1);
         if digits > 0 && matches!(bytes.get(colon + 1 + digits), Some(b':')) {
-            return plausible_path(bytes.get(..colon)?).then_some(colon);
+            let path = bytes.get(..colon)?;
+            let timestamp = digits == 2 && ends_with_iso_hour(path);
+            return (plausible_path(path) && !timestamp).then_some(colon);
         }
         from = colon + 1;
     }
@@ -729,6 +747,54 @@ mod tests {
         assert!(!chunk("2024-05-01 released\n2024-05-02 fixed\n2024-06-01 done\n").grep);
         // A heading-style rg output (no paths) is not either.
         assert!(!chunk("src/a.ts\n1:x\n2:y\n3:z\n").grep);
+    }
+
+    #[test]
+    fn iso_timestamps_are_no_file_names() {
+        // A log whose lines start with ISO timestamps, with `T` and with a space.
+        let t_log = "2024-05-01T12:00:03Z INFO start\n2024-05-01T12:00:04Z INFO run\n\
+                     2024-05-01T12:34:05.120+02:00 WARN slow\n2024-05-01t12:00:06Z INFO stop\n";
+        let space_log = "2024-05-01 12:00:03,123 INFO start\n2024-05-01 12:00:04,456 INFO run\n\
+                         2024-05-01 12:00:05,789 INFO stop\n";
+        for log in [t_log, space_log] {
+            for line in log.lines() {
+                assert_eq!(match_prefix(line), None, "{line}");
+            }
+            let c = chunk(log);
+            assert!(!c.grep, "{log}");
+            assert_eq!(c.chunks, windows(&split_lines(log), 0, log.lines().count(), c.target, &[]));
+            assert!(c.chunks.iter().all(|k| k.files.is_empty()));
+        }
+        // A log line that names a file later on is still no match line.
+        assert_eq!(match_prefix("2024-05-01T12:00:03Z ERROR src/a.rs:12: boom"), None);
+        assert!(ends_with_iso_hour(b"2024-05-01T12"));
+        assert!(ends_with_iso_hour(b"[2024-05-01T12"));
+        assert!(!ends_with_iso_hour(b"2024-05-01-12"));
+        assert!(!ends_with_iso_hour(b"024-05-01T12"));
+    }
+
+    #[test]
+    fn grep_output_of_dated_files_stays_grep_output() {
+        // Real grep output: dated file names, a match in a log file at a
+        // timestamp, context lines, and a file named like a date and hour
+        // whose line number is not two digits.
+        let text = "2024-05-01-post.md:3:title\n2024-05-01-post.md-4-body\nsrc/a.rs-12-before\n\
+                    src/a.rs:13:2024-05-01T12:00:03Z match\nsrc/a.rs:14:x\nlogs/app.log:7:2024-05-01T12:00:03Z INFO x\n\
+                    2024-05-01T12:7:odd\n2024-05-01T12:123:odd\n";
+        assert_eq!(match_prefix("2024-05-01-post.md:3:title"), Some(18));
+        assert_eq!(match_prefix("src/a.rs:13:2024-05-01T12:00:03Z match"), Some(8));
+        assert_eq!(match_prefix("logs/app.log:7:2024-05-01T12:00:03Z INFO x"), Some(12));
+        assert_eq!(match_prefix("2024-05-01T12:7:odd"), Some(13));
+        assert_eq!(match_prefix("2024-05-01T12:123:odd"), Some(13));
+        assert_eq!(match_prefix("src/a.rs-12-before"), None);
+        let post = Some("2024-05-01-post.md");
+        let a = Some("src/a.rs");
+        let dated = Some("2024-05-01T12");
+        assert_eq!(file_names(text), [post, post, a, a, a, Some("logs/app.log"), dated, dated]);
+        let c = chunk(text);
+        assert!(c.grep);
+        assert_eq!(c.chunks.len(), 1);
+        assert_eq!(c.chunks[0].files, ["2024-05-01-post.md", "src/a.rs", "logs/app.log", "2024-05-01T12"]);
     }
 
     fn file_names(text: &str) -> Vec<Option<&str>> {
