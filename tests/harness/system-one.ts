@@ -19,10 +19,21 @@ export interface SystemOne {
   close: () => Promise<void>;
 }
 
-/** Answers every `noul` question with `p(id)` and every choice with `choose(id, options)`. */
+/**
+ * How the service fails instead of answering: an HTTP 500 with an error body,
+ * no response at all (the connection stays open), a 200 whose `answers` is
+ * empty, or a 200 whose body is not JSON.
+ */
+export type SystemOneFailure = "http-500" | "hang" | "no-answers" | "not-json";
+
+/**
+ * Answers every `noul` question with `p(id)` and every choice with
+ * `choose(id, options)`, or fails every request as `failure` says.
+ */
 export async function startSystemOne(
   p: (id: string, call: SystemOneCall) => number,
   choose: (id: string, options: string[], call: SystemOneCall) => string,
+  failure?: SystemOneFailure,
 ): Promise<SystemOne> {
   const calls: SystemOneCall[] = [];
   const read = (req: IncomingMessage) =>
@@ -37,6 +48,17 @@ export async function startSystemOne(
   const server: Server = createServer(async (req, res) => {
     const call: SystemOneCall = { path: req.url ?? "", authorization: req.headers.authorization, body: JSON.parse(await read(req)) };
     calls.push(call);
+    if (failure === "hang") return; // never answers; close() ends the connection
+    if (failure === "http-500") {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "stand-in System One: internal error" } }));
+      return;
+    }
+    if (failure === "not-json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("<html>502 Bad Gateway</html>");
+      return;
+    }
     const answers: Record<string, unknown> = {};
     for (const [id, q] of Object.entries(call.body.questions ?? {})) {
       if (q.type === "noul") answers[id] = { type: "noul", noul: p(id, call) };
@@ -48,13 +70,17 @@ export async function startSystemOne(
       }
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ answers, usage: { input_tokens: 1234, output_tokens: 5 } }));
+    res.end(JSON.stringify({ answers: failure === "no-answers" ? {} : answers, usage: { input_tokens: 1234, output_tokens: 5 } }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     calls,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // a hanging request's connection too
+      }),
   };
 }
