@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 out=${1:-pkg}
 
+# rust-toolchain.toml pins the compiler and lists the target; rustup installs
+# the target with a missing toolchain, but not into an installed one.
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   echo "build: adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Fails when the committed pkg/ is not what the sources build.
 #
-# The build is reproducible for a given rustc and wasm-bindgen (pkg/BUILD records
-# both). When this machine's rustc differs from the one that built pkg/, the
-# .wasm bytes may differ for that reason alone; then everything else (the JS
-# glue, the type declarations, the exported names) is still compared byte for
-# byte and the note says so.
+# The build is reproducible for a given rustc, wasm-bindgen and binaryen
+# (pkg/BUILD records all three), and rust-toolchain.toml pins the rustc that
+# built pkg/, so every file is compared byte for byte, the .wasm included.
+# A toolchain that differs from pkg/BUILD is a failure with its own message:
+# either the pin moved without a rebuild of pkg/, or this machine does not
+# honour the pin (no rustup, or RUSTUP_TOOLCHAIN set).
 set -eu
 cd "$(dirname "$0")/.."
 fresh=$(mktemp -d)
@@ -20,21 +21,17 @@ for f in "$fresh"/*; do
   name=$(basename "$f")
   [ -e "pkg/$name" ] || { echo "pkg: $name is built but not committed"; status=1; }
 done
-same_toolchain=yes
-cmp -s pkg/BUILD "$fresh/BUILD" || same_toolchain=no
+if ! cmp -s pkg/BUILD "$fresh/BUILD"; then
+  echo "pkg: the toolchain differs from the one that built pkg/, so the .wasm bytes cannot be compared:"
+  echo "     pkg/BUILD:  $(tr '\n' ' ' < pkg/BUILD)"
+  echo "     this build: $(tr '\n' ' ' < "$fresh/BUILD")"
+  echo "     rust-toolchain.toml pins $(sed -n 's/^channel *= *//p' rust-toolchain.toml); rebuild pkg/ with it (npm run build) and commit, or build with the pinned toolchain (rustup, RUSTUP_TOOLCHAIN unset)"
+  status=1
+fi
 for f in "$fresh"/*; do
   name=$(basename "$f")
-  [ -e "pkg/$name" ] || continue
-  case "$name" in
-    BUILD) continue ;;
-    *.wasm) [ "$same_toolchain" = yes ] || continue ;;
-  esac
+  [ "$name" != BUILD ] && [ -e "pkg/$name" ] || continue
   cmp -s "$f" "pkg/$name" || { echo "pkg: $name differs from a fresh build (run npm run build and commit pkg/)"; status=1; }
 done
-if [ "$same_toolchain" = no ]; then
-  echo "pkg: note: this machine's toolchain differs from pkg/BUILD; compared the JS glue and declarations, not the .wasm bytes"
-  echo "     committed: $(tr '\n' ' ' < pkg/BUILD)"
-  echo "     here:      $(tr '\n' ' ' < "$fresh/BUILD")"
-fi
-[ $status -eq 0 ] && echo "pkg: fresh"
+[ $status -eq 0 ] && echo "pkg: fresh (every file, the .wasm bytes included)"
 exit $status
