@@ -12,10 +12,11 @@
 //! needed. It has no look-around and no back-references; those answer with an
 //! error that says so.
 //!
-//! Recalling the prompt of an omitted exchange (§4) returns the transcript
-//! of exactly the entries the exchange omitted (`## user`, `## assistant`
-//! with `[tool call]` lines, `## tool result (tool)`, `## custom message
-//! (type)`), with the user's images attached.
+//! Recalling a user prompt returns the transcript of its exchange (`## user`,
+//! `## assistant` with `[tool call]` lines, `## tool result (tool)`, `## custom
+//! message (type)`), with the user's images attached: for an omitted exchange
+//! (§4) exactly the entries its record lists, for any other prompt the entries
+//! up to the next prompt (seed 001 REFERENCE.md "Recall").
 
 use regex_lite::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -217,11 +218,12 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
                 .collect(),
         },
         Some(prompt @ Message::User { .. }) => match &req.exchange {
-            Some(source) if stub_shown(source, &req.entry_id) => {
+            Some(source) => {
                 let (text, images) = transcript(prompt, source);
                 return exchange_reply(req, &text, images);
             }
-            _ => Recalled::Other("a user message"),
+            // The extension found no branch to read the exchange from.
+            None => Recalled::Other("a user message"),
         },
         Some(Message::Assistant { .. }) => Recalled::Other("an assistant message"),
         Some(_) => Recalled::Other("not a tool output"),
@@ -259,11 +261,6 @@ pub fn recall(req: &RecallRequest) -> RecallReply {
     reply
 }
 
-/// Only a prompt the guard omitted has a transcript: a record names it.
-fn stub_shown(source: &ExchangeSource, _entry_id: &str) -> bool {
-    source.omitted.is_some()
-}
-
 /// The transcript searched or windowed like an output; user images attached
 /// only to a plain recall.
 fn exchange_reply(req: &RecallRequest, text: &str, images: Vec<[usize; 2]>) -> RecallReply {
@@ -283,9 +280,10 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The transcript of an omitted exchange (§10): the prompt, then exactly the
-/// entries the record lists as omitted (without a record: the entries up to
-/// the next prompt), and the `[entry, block]` of every user image.
+/// The transcript of an exchange (§10): the prompt, then exactly the entries
+/// the record lists as omitted (without a record, or a record without ids:
+/// the entries up to the next prompt), and the `[entry, block]` of every user
+/// image.
 pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[usize; 2]>) {
     let mut sections: Vec<String> = Vec::new();
     let mut images: Vec<[usize; 2]> = Vec::new();
@@ -812,10 +810,69 @@ mod tests {
         req2.pattern = Some("bash".into());
         let found = recall(&req2);
         assert!(found.exchange_images.is_empty() && found.text.contains("[tool call] bash"));
-        // A user message no record omitted is not recallable.
-        if let Some(x) = &mut req2.exchange {
+        // A prompt no record omitted: the same transcript, up to the next prompt.
+        let mut never = req.clone();
+        if let Some(x) = &mut never.exchange {
             x.omitted = None;
         }
-        assert!(recall(&req2).is_error);
+        assert_eq!(recall(&never), reply);
+    }
+
+    #[test]
+    fn a_prompt_never_omitted_recalls_its_exchange_up_to_the_next_prompt() {
+        let m = |v: Value| Message::from_value(v);
+        let entries = vec![
+            (
+                "a1".into(),
+                m(serde_json::json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/a.rs"}}]})),
+            ),
+            (
+                "r1".into(),
+                m(serde_json::json!({"role": "toolResult", "toolName": "read", "content": [
+                {"type": "text", "text": "fn a() {}"}]})),
+            ),
+            // Sent while the run went on: a steering message, part of the exchange.
+            ("s".into(), m(serde_json::json!({"role": "user", "content": "also check b.rs"}))),
+            (
+                "a2".into(),
+                m(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "Both are fine."}]})),
+            ),
+            ("next".into(), m(serde_json::json!({"role": "user", "content": "now the tests"}))),
+            (
+                "a3".into(),
+                m(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "Running."}]})),
+            ),
+        ];
+        let req = RecallRequest {
+            entry_id: "u".into(),
+            message: Some(m(serde_json::json!({"role": "user", "content": "is a.rs right?"}))),
+            exchange: Some(ExchangeSource { omitted: None, entries }),
+            ..RecallRequest::default()
+        };
+        let reply = recall(&req);
+        assert_eq!(
+            reply,
+            RecallReply {
+                text: "## user\nis a.rs right?\n\n## assistant\n[tool call] read {\"path\":\"src/a.rs\"}\n\n\
+                       ## tool result (read)\nfn a() {}\n\n## user\nalso check b.rs\n\n## assistant\nBoth are fine."
+                    .into(),
+                ..RecallReply::default()
+            }
+        );
+        // The last prompt: everything after it.
+        let last = RecallRequest {
+            exchange: Some(ExchangeSource {
+                omitted: None,
+                entries: req.exchange.as_ref().unwrap().entries[5..].to_vec(),
+            }),
+            message: Some(m(serde_json::json!({"role": "user", "content": "now the tests"}))),
+            ..req.clone()
+        };
+        assert_eq!(recall(&last).text, "## user\nnow the tests\n\n## assistant\nRunning.");
+        // Searched like an output.
+        let found = recall(&RecallRequest { pattern: Some("fine".into()), ..req });
+        assert!(!found.is_error);
+        assert_eq!(found.text, "14: Both are fine.");
     }
 }
