@@ -15,7 +15,8 @@
 #   CG_FILE_TIMEOUT_MS  one node test file (default 600000): it fails by its file name
 #   CG_STEP_LIMIT_S     one step (default 2400): the step is stopped and named
 # Reports (each node step's TAP, each cargo step's output, the connect logs)
-# stay in target/test-reports/ for reading after a failure.
+# go to target/test-reports/run-<pid>/ (one folder a run, so runs at the same
+# time keep apart), removed after a run with no failure, kept after one.
 #
 # CG_TEST_STEPS=<file> runs the step lines of that file instead of the steps
 # below (to try this script's counting on small inputs).
@@ -33,7 +34,7 @@ export PATH
 test_timeout_ms=${CG_TEST_TIMEOUT_MS:-180000}
 file_timeout_ms=${CG_FILE_TIMEOUT_MS:-600000}
 step_limit_s=${CG_STEP_LIMIT_S:-2400}
-reports="$root/target/test-reports"
+reports="$root/target/test-reports/run-$$"
 rm -rf "$reports"
 mkdir -p "$reports"
 
@@ -147,6 +148,11 @@ count_tap() { # <step name> <TAP report> <exit status>
     fails=$(summary fail "$2")
     cancelled=$(summary cancelled "$2")
     bad=$((${fails:-0} + ${cancelled:-0}))
+    # Skipped and todo tests count neither way; say so, so none goes unseen.
+    skipped=$(summary skipped "$2")
+    todo=$(summary todo "$2")
+    unrun=$((${skipped:-0} + ${todo:-0}))
+    [ "$unrun" -eq 0 ] || echo "--- $1: $unrun test(s) skipped or todo, not counted"
   else
     ok=$(grep -c '^ok ' "$2" 2> /dev/null)
     bad=$(grep -c '^not ok ' "$2" 2> /dev/null)
@@ -211,6 +217,9 @@ fi
 
 if [ $failed -ne 0 ]; then
   echo "Failed:$failures"
+  echo "Reports: $reports"
+else
+  rm -rf "$reports"
 fi
 echo "RESULT: $passed passed, $failed failed"
 [ $failed -eq 0 ]
