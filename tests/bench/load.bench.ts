@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../harness/pi.ts";
+import { sizeBudget, timeBudget } from "./verdict.ts";
 
 const samples: number[] = [];
 const probe = `import(${JSON.stringify(join(repoRoot, "extension", "core.ts"))}).then((m) => console.log(m.coreLoadMs))`;
@@ -18,6 +19,5 @@ for (let i = 0; i < 15; i++) {
 samples.sort((a, b) => a - b);
 const median = samples[Math.floor(samples.length / 2)];
 const bytes = statSync(join(repoRoot, "pkg", "context_guard_bg.wasm")).size;
-const verdict = (ok: boolean) => (ok ? "within budget" : "OVER BUDGET");
-console.log(`wasm load at extension load: median ${median.toFixed(2)} ms, max ${samples.at(-1)?.toFixed(2)} ms over ${samples.length} fresh processes (budget 20 ms: ${verdict(median <= 20)})`);
-console.log(`pkg/context_guard_bg.wasm: ${(bytes / 1024).toFixed(1)} KB (budget 400 KB: ${verdict(bytes <= 400 * 1024)})`);
+console.log(`wasm load at extension load: median ${median.toFixed(2)} ms, max ${samples.at(-1)?.toFixed(2)} ms over ${samples.length} fresh processes (budget 20 ms: ${timeBudget("wasm load", median, 20)})`);
+console.log(`pkg/context_guard_bg.wasm: ${(bytes / 1024).toFixed(1)} KB (budget 400 KB: ${sizeBudget("pkg/context_guard_bg.wasm", bytes, 400 * 1024)})`);

@@ -21,6 +21,7 @@ import type { ProjectedEntry } from "../../extension/guard/collect.ts";
 import { savingsColumns } from "../../extension/guard/figures.ts";
 import { guardCore } from "../../extension/guard/wasm.ts";
 import { savings } from "./reference/savings.ts";
+import { faster, LEEWAY, timeBudget } from "./verdict.ts";
 
 const ENTRIES = 5_000;
 const OUTPUT = 43 * 1024;
@@ -103,8 +104,11 @@ function medians(fns: (() => unknown)[], warm = 200, samples = 101): number[] {
 const [wasm, ts, readMs, coreMs] = medians([wasmPath, reference, read, core]);
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 console.log(`savings: ${ENTRIES} entries, ${(total / 1e6).toFixed(1)} M chars of tool output, ${fromTs.items} items kept out (${fromTs.savedChars} chars), Σ ${fromTs.lifetimeChars}; medians of 101 warm, alternating runs`);
-console.log(`wasm path (savingsColumns + guardCore.savings): ${ms(wasm)} (budget 30 ms: ${wasm <= 30 ? "within budget" : "OVER BUDGET"})`);
+console.log(`wasm path (savingsColumns + guardCore.savings): ${ms(wasm)} (budget 30 ms: ${timeBudget("savings", wasm, 30)})`);
 console.log(`  of which reading Pi and packing the columns:  ${ms(readMs)}`);
 console.log(`  and the core call (copy in, rules, JSON out): ${ms(coreMs)}`);
 console.log(`TypeScript reference:                           ${ms(ts)}`);
-console.log(`ratio TS / wasm: ${(ts / wasm).toFixed(2)} (above 1: wasm is faster): ${wasm < ts ? "faster than" : "NOT FASTER THAN"} the TypeScript version`);
+// product.md waives "faster than TypeScript" for this step because both take
+// under 0.3 ms; the waiver holds while both do (with the check's leeway).
+const waiver = { reason: "both under 0.3 ms, product.md", holds: wasm <= LEEWAY * 0.3 && ts <= LEEWAY * 0.3 };
+console.log(`ratio TS / wasm: ${(ts / wasm).toFixed(2)} (above 1: wasm is faster): ${faster("savings", ts / wasm, waiver)}`);
