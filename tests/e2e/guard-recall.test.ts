@@ -168,3 +168,58 @@ test(`Pi ${piVersion}: the 2,000-line and 50 KB caps, a cut long line, a patholo
     await pi.dispose();
   }
 });
+
+test(`Pi ${piVersion}: the id of a prompt the guard never omitted recalls its exchange up to the next prompt`, async () => {
+  const pi = await startSession({
+    script: [
+      { say: "Looking.", calls: [{ tool: "bash", args: { command: "printf 'alpha\\nbeta\\n'" }, id: "b1" }] },
+      [{ tool: "bash", args: { command: "echo done" }, id: "b2" }],
+      "Both ran.",
+      "Nothing else to do.",
+    ],
+  });
+  try {
+    await pi.prompt("Run the two commands.");
+    await pi.prompt("Anything left?");
+    const prompts = pi.branch().filter((e: Loose) => e.type === "message" && e.message?.role === "user");
+    assert.deepEqual(prompts.map((e: Loose) => textOf(e.message)), ["Run the two commands.", "Anything left?"]);
+    // Small outputs: no pass judged anything, so no record names either exchange.
+    assert.deepEqual(entriesOf(pi.branch(), "custom", "context-guard"), []);
+    assert.deepEqual(entriesOf(pi.branch(), "context_edit"), []);
+
+    pi.script(
+      [
+        { tool: "recall", args: { entryId: prompts[0].id }, id: "first" },
+        { tool: "recall", args: { entryId: prompts[1].id }, id: "second" },
+        { tool: "recall", args: { entryId: prompts[0].id, pattern: "^\\[tool call\\]" }, id: "calls" },
+      ],
+      "Recalled.",
+    );
+    await pi.prompt("Show me both exchanges again.");
+    const branch = pi.branch();
+    const out1 = textOf(toolResultEntry(branch, "b1").message);
+    const out2 = textOf(toolResultEntry(branch, "b2").message);
+    assert.match(out1, /^alpha\nbeta/);
+    assert.match(out2, /^done/);
+    const first = recalled(branch, "first");
+    assert.equal(first.isError, false);
+    assert.equal(
+      first.text,
+      "## user\nRun the two commands.\n\n" +
+        `## assistant\nLooking.\n[tool call] bash {"command":"printf 'alpha\\\\nbeta\\\\n'"}\n\n` +
+        `## tool result (bash)\n${out1}\n\n` +
+        `## assistant\n[tool call] bash {"command":"echo done"}\n\n` +
+        `## tool result (bash)\n${out2}\n\n` +
+        "## assistant\nBoth ran.",
+    );
+    // The last exchange before the recall: up to the prompt that asked for it.
+    assert.deepEqual(recalled(branch, "second"), { text: "## user\nAnything left?\n\n## assistant\nNothing else to do.", isError: false });
+    // Searched like an output, with the transcript's line numbers.
+    const lines = first.text.split("\n");
+    const callLines = lines.map((l, i) => [i + 1, l] as const).filter(([, l]) => l.startsWith("[tool call]"));
+    assert.equal(callLines.length, 2);
+    assert.equal(recalled(branch, "calls").text, callLines.map(([n, l]) => `${n}: ${l}`).join("\n"));
+  } finally {
+    await pi.dispose();
+  }
+});
