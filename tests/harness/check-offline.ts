@@ -3,9 +3,11 @@
 //
 // scripts/test.sh runs the end-to-end tests with the recorder preloaded into
 // every process (NODE_OPTIONS) and then this on their log. It cannot pass
-// empty: the log must show the recorder in a Pi child (a process that is not a
-// test file), and at least one loopback connection (the suite's System One
-// tests), or "nothing left the machine" would mean nothing.
+// empty: the log must show the recorder loaded in a Pi child (a process that
+// is not a test file), or "nothing left the machine" would mean nothing. That
+// the recorder sees a connection when one is made is tests/e2e/offline.test.ts's
+// to prove (in-process and in a `pi -p` child), so a run of a few files
+// without a loopback server passes here too.
 import { describe, isLoopbackHost, offMachine, readLog } from "./network.ts";
 
 const log = process.argv[2];
@@ -28,12 +30,8 @@ if (off.length > 0) {
 const loopback = records.filter((r) => r.kind === "connect" && r.host !== undefined && isLoopbackHost(r.host));
 const started = records.filter((r) => r.kind === "start");
 const children = started.filter((r) => r.script !== "" && !/\.test\.[cm]?[jt]s$/.test(r.script));
-const problems = [
-  loopback.length === 0 ? "no loopback connection (the System One tests connect to one)" : "",
-  children.length === 0 ? "no Pi child process loaded the recorder (the CLI and TUI tests start some)" : "",
-].filter(Boolean);
-if (problems.length > 0) {
-  console.error(`offline check: ${log} shows ${problems.join(" and ")}, so the recorder was not in place`);
+if (children.length === 0) {
+  console.error(`offline check: in ${log} no Pi child process loaded the recorder (the CLI and TUI tests start some), so it was not in place`);
   process.exit(1);
 }
 console.log(
