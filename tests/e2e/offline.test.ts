@@ -13,7 +13,7 @@ import { pi as runPi } from "../harness/cli.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
 import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf } from "../harness/inspect.ts";
-import { assertRecorderLive, type Connect, describe, offMachine, readLog, recorded, recorderEnv } from "../harness/network.ts";
+import { assertRecorderLive, type Connect, describe, offMachine, readLog, recorded, recorderEnv, targets } from "../harness/network.ts";
 import { clearedVariables, offlineEnv } from "../harness/offline.ts";
 import { piVersion, repoRoot } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -42,9 +42,12 @@ const modelsJson = (agentDir: string, server: SystemOne) =>
 
 const portOf = (server: SystemOne) => Number(new URL(server.baseUrl).port);
 
-function assertOnlyLoopback(records: Connect[], what: string) {
+/** Nothing beyond this machine, and on it nothing but the loopback server. */
+function assertOnlyServer(records: Connect[], server: SystemOne, what: string) {
   const off = offMachine(records);
   assert.equal(off.length, 0, `${what} reached beyond this machine:\n${describe(off)}`);
+  const other = targets(records).filter((r) => !(r.kind === "connect" && r.host === "127.0.0.1" && r.port === portOf(server)));
+  assert.deepEqual(other, [], `${what} opened sockets other than the loopback server's:\n${describe(other)}`);
 }
 
 test(`Pi ${piVersion}: Pi is loaded offline and without any credential`, () => {
@@ -87,7 +90,7 @@ test(`Pi ${piVersion}: an SDK session with a run and a distill opens no socket`,
   }
 });
 
-test(`Pi ${piVersion}: the default model on a loopback System One reaches only that server`, async () => {
+test(`Pi ${piVersion}: the default model on a loopback System One connects to that server only`, async () => {
   const server = await systemOne();
   process.env.OPENROUTER_API_KEY = "test-key-not-secret";
   const before = recorded().length;
@@ -106,7 +109,7 @@ test(`Pi ${piVersion}: the default model on a loopback System One reaches only t
       during.some((r) => r.kind === "connect" && r.port === portOf(server)),
       `the recorder saw the connection to the loopback server (port ${portOf(server)}):\n${describe(during)}`,
     );
-    assertOnlyLoopback(during, "the session");
+    assertOnlyServer(during, server, "the session");
   } finally {
     await pi.dispose();
     await server.close();
@@ -135,7 +138,7 @@ test(`Pi ${piVersion}: pi -p, with its own classifier on loopback, opens no othe
       child.some((r) => r.kind === "connect" && r.port === portOf(server)),
       `the child's recorder saw its connection to port ${portOf(server)}:\n${describe(records)}`,
     );
-    assertOnlyLoopback(records, "pi -p");
+    assertOnlyServer(records, server, "pi -p");
   } finally {
     await server.close();
     workspace.remove();
