@@ -12,7 +12,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { GuardRecord } from "./types.ts";
 import { disabledBy } from "../switches.ts";
-import type { GuardStats } from "../types.ts";
+import type { GuardStats } from "../kept.ts";
 import { isEdited, type ProjectedEntry, rawMessage } from "./collect.ts";
 import { guardCore, type SavingsColumns, type StatusText } from "./wasm.ts";
 

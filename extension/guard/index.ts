@@ -11,7 +11,7 @@ import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
 import type { GuardSettings, PassOutcome } from "./types.ts";
 import { disabledBy } from "../switches.ts";
-import type { GuardStats } from "../types.ts";
+import type { GuardStats } from "../kept.ts";
 import { say, setStatus } from "../ui.ts";
 import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";

@@ -8,7 +8,7 @@
 // come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
 import "../core.ts"; // instantiates the wasm module before any call
-import type { GuardStats } from "../types.ts";
+import type { GuardStats } from "../kept.ts";
 import type {
   GuardRecord,
   ParsedSettings,

@@ -4,7 +4,7 @@
 // each other's.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type CoreResult, callCore } from "../core.ts";
-import type { KeptOut } from "../types.ts";
+import type { KeptOut } from "../kept.ts";
 import { collect } from "./collect.ts";
 import type { ContextReport } from "./types.ts";
 import { reportCore } from "./wasm.ts";

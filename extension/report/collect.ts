@@ -15,7 +15,7 @@
 // most of it Pi's estimateTokens (tests/bench/report.bench.ts).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
-import type { KeptOut } from "../types.ts";
+import type { KeptOut } from "../kept.ts";
 import type { ContextInputs, Kind, Messages, MessageText, SystemDigest, ToolDigest } from "./types.ts";
 
 /**

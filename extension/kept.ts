@@ -1,7 +1,8 @@
-// Types both parts use. The guard computes what it keeps out of the window
-// (crates/core/src/guard/stats); /context shows it. The type lives here, below
-// both, and the report gets the figures through a `KeptOut` function that
-// extension/index.ts hands it, so neither part imports the other.
+// What the guard keeps out of the window: the one type both parts read (the
+// mirror of crates/core/src/kept.rs). The guard computes the figures; /context
+// shows them. The type lives here, below both, and the report gets the figures
+// through a `KeptOut` function that extension/index.ts hands it, so neither
+// part imports the other.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 
 /** The guard's figures for a session (`Stats` in Rust). */
