@@ -1,6 +1,6 @@
 // The guard's figures, read back from the session: what it keeps out of the
 // window now, its lifetime total and its usage (the core computes them in
-// stats.rs). Shared by the status bar, `/guard` and `/context`.
+// guard/stats/). Shared by the status bar, `/guard` and `/context`.
 //
 // They are recomputed at every redraw, so the read is packed as columns
 // (crates/core/src/stats/columns.rs has the layout): the edited messages'

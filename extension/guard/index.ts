@@ -155,7 +155,8 @@ export function registerGuard(pi: ExtensionAPI): void {
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const entry = ctx.sessionManager.getEntry(params.entryId) as { type?: string; message?: { content?: unknown } } | undefined;
         const message = entry?.type === "message" ? entry.message : undefined;
-        // The prompt of an omitted exchange recalls the exchange (guard.md §10).
+        // A user prompt recalls its exchange: exactly the omitted entries when a record
+        // names it (guard.md §10), else the transcript up to the next prompt (seed 001).
         const exchange = (message as { role?: string } | undefined)?.role === "user" ? exchangeSource(ctx.sessionManager.getBranch() as never, params.entryId) : undefined;
         const reply = callCore(() => guardCore.recall({ ...params, message, exchange }));
         if (!reply.ok) throw new Error(`recall failed: ${reply.error}`);

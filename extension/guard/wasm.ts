@@ -68,7 +68,7 @@ function textsOutOfLine(message: unknown, texts: string[]): unknown {
 
 
 /**
- * What the statistics read, as columns (crates/core/src/stats/columns.rs): the
+ * What the statistics read, as columns (crates/core/src/guard/stats/columns.rs): the
  * edited messages' shape, their texts' heads joined, the records and
  * compactions six numbers each, and the images' base64, which stays here.
  */
