@@ -45,6 +45,8 @@ export async function runRequests(
   const abort = new AbortController();
   const onParentAbort = () => abort.abort();
   options.signal?.addEventListener("abort", onParentAbort, { once: true });
+  // A signal aborted before the call never fires its event: nothing may start then.
+  if (options.signal?.aborted) abort.abort();
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"deadline">((resolve) => {

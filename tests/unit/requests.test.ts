@@ -58,3 +58,32 @@ test("nothing starts after the budget is spent", async () => {
   await runRequests(Array.from({ length: 10 }, (_, i) => request(i)), classify, { concurrency: 2, timeoutMs: 100 });
   assert.equal(started, 4);
 });
+
+test("the caller's abort stops the pass at once: running requests see it, nothing new starts, nothing counts as answered", async () => {
+  const caller = new AbortController();
+  const seen: AbortSignal[] = [];
+  const classify: Classify = (_context, options) => {
+    seen.push(options.signal);
+    return new Promise((r) => setTimeout(() => r(answer), 300));
+  };
+  setTimeout(() => caller.abort(), 30);
+  const started = Date.now();
+  const run = await runRequests(Array.from({ length: 6 }, (_, i) => request(i)), classify, { concurrency: 2, timeoutMs: 5_000, signal: caller.signal });
+  const took = Date.now() - started;
+  assert.ok(took < 250, `took ${took} ms`);
+  assert.equal(seen.length, 2);
+  assert.ok(seen.every((s) => s.aborted));
+  assert.equal(run.timedOut, false);
+  assert.deepEqual(run.outcomes, Array.from({ length: 6 }, () => ({ status: "timeout" })));
+});
+
+test("a signal aborted before the call starts nothing", async () => {
+  let started = 0;
+  const classify: Classify = async () => {
+    started++;
+    return answer;
+  };
+  const run = await runRequests([request(1), request(2)], classify, { concurrency: 2, timeoutMs: 5_000, signal: AbortSignal.abort() });
+  assert.equal(started, 0);
+  assert.deepEqual(run.outcomes, [{ status: "timeout" }, { status: "timeout" }]);
+});
