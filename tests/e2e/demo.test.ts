@@ -65,8 +65,14 @@ test(`npm run demo from a fresh clone with only Node and npm (Pi ${piVersion})`,
     const log = join(base, "called.log");
     const stubs = join(base, "bin");
     missingCommands(stubs, log);
-    // No provider key (offlineEnv); PI_OFFLINE left for the demo to set itself.
-    const env = offlineEnv({ PATH: bareMachinePath(stubs), PI_OFFLINE: undefined, CG_PI: piVersion === "1.6.0" ? undefined : piVersion });
+    // No provider key (offlineEnv); PI_OFFLINE left for the demo to set itself;
+    // npm's look for a newer npm off: a registry request the offline check would flag.
+    const env = offlineEnv({
+      PATH: bareMachinePath(stubs),
+      PI_OFFLINE: undefined,
+      CG_PI: piVersion === "1.6.0" ? undefined : piVersion,
+      npm_config_update_notifier: "false",
+    });
 
     const result = await run("npm", ["run", "--silent", "demo"], { cwd: clone, env, timeoutMs: 150_000 });
     const output = `--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
