@@ -1,0 +1,318 @@
+//! Step two of the pass: how each request ended → each segment's verdict,
+//! each item's decision, the `context_edit` drafts and the record.
+
+use crate::guard::chunk::Segment;
+use crate::guard::classify::RequestOutcome;
+use crate::guard::decide::{decide_result, interpret, Outcome as ResultOutcome, Reason, ResultInput, Verdict};
+use crate::guard::exchange::PlannedExchange;
+use crate::guard::outcome::{
+    Draft, Outcome, Record, Replacement, ResultKind, ResultRecord, TextBlock, TextRange, RECORD_TYPE, RECORD_VERSION,
+};
+
+use super::{covers, PassAnswers, PassState};
+
+/// Step two: each segment's verdict, each output's decision, the drafts and
+/// the record.
+pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
+    let s = &pass.settings;
+    let missing = if answers.timed_out {
+        RequestOutcome::Timeout
+    } else {
+        RequestOutcome::Error { message: "no outcome for this request".to_string() }
+    };
+    let mut edits = Vec::new();
+    let mut results = Vec::with_capacity(pass.outputs.len());
+    let mut saved = 0usize;
+    // The cache rewrite the edits other than exchange omissions cause (§4 break-even).
+    let mut other_rewrite = 0usize;
+    for (k, o) in pass.outputs.iter().enumerate() {
+        if !covers(o) {
+            // A state that came back altered: keep the output, say why.
+            results.push(ResultRecord {
+                kind: ResultKind::Large,
+                entry_id: o.entry_id.clone(),
+                tool: o.tool.clone(),
+                label: o.label.clone(),
+                outcome: ResultOutcome::Kept,
+                reason: Reason::BadPlan.as_str().to_string(),
+                before_chars: o.chars,
+                after_chars: o.chars,
+                jev: String::new(),
+                omitted: Vec::new(),
+            });
+            continue;
+        }
+        let verdicts: Vec<(Segment, Verdict)> = o
+            .segments
+            .iter()
+            .map(|p| {
+                let mut seg = p.segment;
+                // A state that came back altered cannot ask for more chunks than there are.
+                seg.count = seg.count.min(o.chunks.len().saturating_sub(seg.first));
+                let verdict = match p.request {
+                    Some(i) if !seg.oversize => interpret(
+                        answers.outcomes.get(i).unwrap_or(&missing),
+                        seg.first.saturating_add(1),
+                        seg.count,
+                        s,
+                    ),
+                    _ => Verdict::all(seg.count, Reason::Oversize, "oversize".to_string()),
+                };
+                (seg, verdict)
+            })
+            .collect();
+        let decision = decide_result(
+            &ResultInput {
+                text: &o.text,
+                chunks: &o.chunks,
+                grep: o.grep,
+                segments: &verdicts,
+                answer: &pass.answer,
+                label: &o.label,
+                entry_id: &o.entry_id,
+                numbering: o.numbering(),
+                lines: o.lines,
+                chars: o.chars,
+            },
+            s,
+        );
+        if let Some(text) = decision.replacement {
+            saved = saved.saturating_add(o.chars.saturating_sub(decision.after_chars));
+            other_rewrite = other_rewrite.max(pass.large_rewrite.get(k).copied().unwrap_or(0));
+            let ranges = match o.source {
+                Some(source) => {
+                    let units = o.chunk_units();
+                    decision
+                        .verbatim
+                        .iter()
+                        .filter_map(|v| {
+                            let (from, to) = *units.get(v.chunk)?;
+                            Some(TextRange { start: v.start, end: v.end, source, from, to })
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            edits.push(Draft::ContextEdit {
+                target_id: o.entry_id.clone(),
+                replacement: Some(Replacement { content: vec![TextBlock { kind: "text", text, ranges }] }),
+            });
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Large,
+            entry_id: o.entry_id.clone(),
+            tool: o.tool.clone(),
+            label: o.label.clone(),
+            outcome: decision.outcome,
+            reason: decision.reason,
+            before_chars: o.chars,
+            after_chars: decision.after_chars,
+            jev: decision.trace,
+            omitted: Vec::new(),
+        });
+    }
+    let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
+
+    // Small outputs (§4): P ≥ smallKeepThreshold keeps, else the stub.
+    for p in &pass.small {
+        let d = crate::guard::items::decide_small(p, outcome_of(p.request), s);
+        let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
+        if let Some(stub) = d.stub {
+            saved = saved.saturating_add(p.chars.saturating_sub(after));
+            other_rewrite = other_rewrite.max(p.rewrite_chars);
+            edits.push(Draft::ContextEdit {
+                target_id: p.entry_id.clone(),
+                replacement: Some(text_replacement(vec![stub])),
+            });
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Small,
+            entry_id: p.entry_id.clone(),
+            tool: p.tool.clone(),
+            label: p.label.clone(),
+            outcome: if after < p.chars { ResultOutcome::Removed } else { ResultOutcome::Kept },
+            reason: d.reason,
+            before_chars: p.chars,
+            after_chars: after,
+            jev: d.trace,
+            omitted: Vec::new(),
+        });
+    }
+    for im in &pass.images {
+        other_rewrite = other_rewrite.max(im.rewrite_chars);
+    }
+
+    // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
+    let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
+        .exchanges
+        .iter()
+        .map(|x| {
+            let (unrelated, reason, trace) = crate::guard::exchange::unrelated(x, outcome_of(x.request), s);
+            (x, unrelated, reason, trace)
+        })
+        .collect();
+    let stub_len = |x: &PlannedExchange| crate::text::js_len(&x.stub);
+    let unrelated_saved =
+        judged.iter().filter(|j| j.1).fold(0usize, |a, (x, ..)| a.saturating_add(x.chars.saturating_sub(stub_len(x))));
+    let unrelated_rewrite = judged.iter().filter(|j| j.1).map(|(x, ..)| x.rewrite_chars).max().unwrap_or(0);
+    let omit = crate::guard::exchange::pays_off(
+        unrelated_saved,
+        unrelated_rewrite.saturating_sub(other_rewrite),
+        pass.requests_so_far,
+        s,
+    );
+    let mut omitted_ids: Vec<&str> = Vec::new();
+    for (x, unrelated, reason, trace) in judged {
+        let go = unrelated && omit;
+        let mut omitted = Vec::new();
+        if go {
+            saved = saved.saturating_add(x.chars.saturating_sub(stub_len(x)));
+            edits.push(Draft::ContextEdit {
+                target_id: x.prompt_id.clone(),
+                replacement: Some(text_replacement(vec![x.stub.clone()])),
+            });
+            for id in &x.omit_ids {
+                edits.push(Draft::ContextEdit { target_id: id.clone(), replacement: None });
+                omitted_ids.push(id);
+            }
+            omitted.push(x.prompt_id.clone());
+            omitted.extend(x.omit_ids.iter().cloned());
+        }
+        results.push(ResultRecord {
+            kind: ResultKind::Exchange,
+            entry_id: x.prompt_id.clone(),
+            tool: String::new(),
+            label: x.label.clone(),
+            outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
+            reason: if unrelated && !go { "deferred".to_string() } else { reason },
+            before_chars: x.chars,
+            after_chars: if go { stub_len(x) } else { x.chars },
+            jev: trace,
+            omitted,
+        });
+    }
+
+    // Old images (§4): no request; an entry the pass omits keeps that edit.
+    let mut image_edits = 0usize;
+    for im in pass.images.iter().filter(|im| !omitted_ids.contains(&im.entry_id.as_str())) {
+        if im.texts.is_empty() {
+            continue;
+        }
+        image_edits += 1;
+        saved = saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
+        edits.push(Draft::ContextEdit {
+            target_id: im.entry_id.clone(),
+            replacement: Some(text_replacement(im.texts.clone())),
+        });
+        results.push(ResultRecord {
+            kind: ResultKind::Image,
+            entry_id: im.entry_id.clone(),
+            tool: im.tool.clone(),
+            label: format!("{} image{}", im.images, if im.images == 1 { "" } else { "s" }),
+            outcome: ResultOutcome::Removed,
+            reason: format!("{} turns old", im.turns),
+            before_chars: im.before_chars,
+            after_chars: im.after_chars,
+            jev: String::new(),
+            omitted: Vec::new(),
+        });
+    }
+
+    let requests = pass.requests;
+    let (input_tokens, cost_usd) = answers
+        .outcomes
+        .iter()
+        .take(requests)
+        .map(RequestOutcome::usage)
+        .fold((0.0, 0.0), |(t, c), (dt, dc)| (t + dt, c + dc));
+    let timed_out =
+        answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
+    let record = (requests > 0 || image_edits > 0).then(|| Record {
+        v: RECORD_VERSION,
+        phase: pass.phase,
+        model: s.model.clone(),
+        saved_chars: saved,
+        requests,
+        input_tokens,
+        cost_usd,
+        ms: if answers.ms.is_finite() && answers.ms > 0.0 { answers.ms } else { 0.0 },
+        timed_out,
+        results,
+    });
+    let mut entries = edits;
+    if let Some(r) = &record {
+        entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
+    }
+    Outcome { entries, record, saved_chars: saved }
+}
+
+/// A replacement of text blocks.
+fn text_replacement(texts: Vec<String>) -> Replacement {
+    Replacement {
+        content: texts.into_iter().map(|text| TextBlock { kind: "text", text, ranges: Vec::new() }).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::pass::tests::{answer_items, answer_keeping, grep_text, input, whole_session};
+    use crate::guard::pass::{plan, PassInput, Skip};
+    use crate::guard::settings::Settings;
+    use serde_json::json;
+
+    #[test]
+    fn failures_and_timeouts_keep_everything() {
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), grep_text(200))]);
+        let p = plan(&inp);
+        let out = finish(&p.pass, &PassAnswers { outcomes: vec![], timed_out: true, ms: 8000.0 });
+        assert_eq!(out.entries.len(), 1, "only the record");
+        let rec = out.record.unwrap();
+        assert!(rec.timed_out);
+        assert_eq!(rec.results[0].outcome, ResultOutcome::Kept);
+        assert_eq!(rec.results[0].reason, "timeout");
+        let errors = vec![RequestOutcome::Error { message: "500".into() }; p.requests.len()];
+        let out = finish(&p.pass, &PassAnswers { outcomes: errors, timed_out: false, ms: 1.0 });
+        assert_eq!(out.record.unwrap().results[0].reason, "error");
+    }
+
+    #[test]
+    fn an_altered_state_keeps_the_output() {
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), grep_text(200))]);
+        let p = plan(&inp);
+        let answers = answer_keeping(&p, "src/f3.ts:");
+        let mut bad = p.pass.clone();
+        let past_end = bad.outputs[0].text.len() + 10;
+        for c in &mut bad.outputs[0].chunks {
+            c.end = past_end;
+        }
+        let out = finish(&bad, &answers);
+        assert_eq!(out.record.unwrap().results[0].reason, "bad-plan");
+        let mut bad = p.pass.clone();
+        bad.outputs[0].segments[0].segment.first = usize::MAX;
+        bad.outputs[0].segments[0].request = Some(usize::MAX);
+        let _ = finish(&bad, &answers);
+        bad.outputs[0].chunks.clear();
+        let _ = finish(&bad, &answers);
+    }
+
+    #[test]
+    fn break_even_defers_and_images_work_without_a_classifier() {
+        let inp = PassInput { entries: whole_session(), settings: Settings::default(), classifier: true };
+        let p = plan(&inp);
+        let out = finish(&p.pass, &answer_items(&p, |_| 0.05));
+        let rec = out.record.unwrap();
+        let ex: Vec<&ResultRecord> = rec.results.iter().filter(|r| r.kind == ResultKind::Exchange).collect();
+        assert!(ex.iter().all(|r| r.outcome == ResultOutcome::Kept && r.reason == "deferred"), "{ex:?}");
+        let none = PassInput { classifier: false, ..inp.clone() };
+        let p = plan(&none);
+        assert!(p.requests.is_empty());
+        let out = finish(&p.pass, &PassAnswers::default());
+        let rec = out.record.unwrap();
+        assert_eq!((rec.requests, rec.results.len(), rec.results[0].kind), (0, 1, ResultKind::Image));
+        assert_eq!(rec.results[0].reason, "4 turns old");
+        let mut off = none;
+        off.settings.image_keep_turns = 0;
+        assert_eq!(plan(&off).pass.skipped, Some(Skip::NoClassifier));
+    }
+}
