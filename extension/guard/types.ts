@@ -108,7 +108,7 @@ export interface ParsedSettings {
 }
 
 // ---------------------------------------------------------------------------
-// The pass's input (entry.rs, pass.rs)
+// The pass's input (entry.rs, guard/pass/)
 
 /**
  * One projected session entry: `guard/collect.ts` `coreEntries` builds these from
@@ -132,7 +132,7 @@ export interface PassInput {
 }
 
 // ---------------------------------------------------------------------------
-// Classifier requests (decide.rs): Pi's ClassifierContext / ClassifierQuestion
+// Classifier requests (guard/classify.rs, guard/decide/request.rs): Pi's ClassifierContext / ClassifierQuestion
 
 export type GuardClassifierQuestion =
   | { type: "bool"; instructions: string; criteria: { true: string; false: string } }
@@ -179,7 +179,7 @@ export interface PassAnswers {
 }
 
 // ---------------------------------------------------------------------------
-// The pass's outcome (pass.rs): Pi SessionBoundaryDrafts to append
+// The pass's outcome (guard/outcome.rs): Pi SessionBoundaryDrafts to append
 
 export interface ContextEditDraft {
   type: "context_edit";

@@ -30,7 +30,7 @@ type Module = Vec<String>;
 /// One source file of the core.
 struct Source {
     module: Module,
-    /// Path for messages, relative to the crate (`src/guard/pass.rs`).
+    /// Path for messages, relative to the crate (`src/guard/pass/plan.rs`).
     shown: String,
     /// The text with comments and string and char literals blanked out
     /// (newlines kept, so offsets still give line numbers).

@@ -1,6 +1,6 @@
 // A straightforward TypeScript version of the run-end pass for large outputs,
 // written plainly for the benchmark: the same steps as the Rust core
-// (crates/core/src/guard/: span.rs, chunk.rs, decide.rs, render.rs, pass.rs) from the
+// (crates/core/src/guard/: span.rs, chunk/, decide/, render.rs, pass/) from the
 // same projected entries, so the two can be timed against each other in one
 // process and checked to agree (the benchmark compares the requests and the
 // replacement texts). Whole items (small outputs, old exchanges, old images)
@@ -352,7 +352,7 @@ function chunkOutput(text: string): { grep: boolean; chunks: Chunk[] } {
 }
 
 // ---------------------------------------------------------------------------
-// Requests (decide.rs)
+// Requests (decide/request.rs)
 
 const SITUATION =
   "A coding agent has answered the user's question. Below is one tool output from its work, split into numbered chunks. Only the chunks that are kept stay visible to the agent; the others are replaced by a short note.";
