@@ -15,13 +15,15 @@
 //! - the base, at the top level: [`text`] (text as JavaScript measures it),
 //!   [`size`] (the size model), [`entry`] (Pi's entries and messages), [`read`]
 //!   (the lenient JSON reader), [`kept`] (what the guard keeps out, as figures
-//!   the report shows too);
+//!   the report shows too), [`compaction`] (Pi's compaction threshold, which
+//!   the report shows and the guard keeps the context under);
 //! - [`report`]: the `/context` report;
 //! - [`guard`]: the guard (the run-end pass, recall, its figures and settings).
 //!
 //! `report` and `guard` import the base and never each other; the base imports
 //! neither; no two modules import each other, directly or around a circle.
 
+pub mod compaction;
 pub mod entry;
 pub mod guard;
 pub mod kept;

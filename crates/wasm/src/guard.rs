@@ -98,3 +98,11 @@ pub fn short_count(n: f64) -> String {
 pub fn guard_summary(input: &str) -> Result<String, JsError> {
     context_guard_core::guard::summary::summary_json(input).map_err(|e| JsError::new(&e))
 }
+
+/// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
+/// in, its `Decision` out (whether Pi is about to compact, whether the
+/// checkpoint's edits keep it under the threshold, the line `/guard` shows).
+#[wasm_bindgen(js_name = beforeCompaction)]
+pub fn before_compaction(input: &str) -> Result<String, JsError> {
+    context_guard_core::guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
+}

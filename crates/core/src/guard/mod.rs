@@ -20,7 +20,9 @@
 //! - [`recall`]: what the `recall` tool returns;
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
-//! - [`summary`]: the `/guard` text.
+//! - [`summary`]: the `/guard` text;
+//! - [`compaction`]: distill before Pi compacts (whether Pi is about to, and
+//!   whether a checkpoint's edits keep it under the threshold).
 //!
 //! Nothing here imports `crate::report`; the report reads what the guard keeps
 //! out as `crate::kept::Stats`, from the base. Within the guard, imports go
@@ -29,6 +31,7 @@
 
 pub mod chunk;
 pub mod classify;
+pub mod compaction;
 pub mod decide;
 pub mod exchange;
 pub mod images;

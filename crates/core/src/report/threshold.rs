@@ -1,16 +1,13 @@
 //! The headline (Pi's own total, the window, free space) and the automatic
 //! compaction threshold with the headroom left before it.
 //!
-//! The reserve is resolved with the same three steps Pi uses
-//! (`SettingsManager.getCompactionTokenSetting`):
-//! `compaction.modelOverrides["provider/id"].reserveTokens`, then
-//! `compaction.reserveTokens`, then `DEFAULT_COMPACTION_SETTINGS.reserveTokens`.
-//! Pi rejects a value that is not a non-negative safe integer (and an override
-//! entry that is not an object), and checks the ordinary value even when an
-//! override wins; the report does the same and then shows no threshold rather
-//! than a guessed one. Pi compacts when `tokens > window - reserve`.
+//! The threshold is the base's (`crate::compaction`: Pi's three-step reserve,
+//! `window - reserve`), which the guard reads too; a setting Pi would reject
+//! shows no threshold rather than a guessed one.
 
-use super::{whole_tokens, CompactionInputs, HostUsage, ModelRef, MAX_SAFE};
+use super::{whole_tokens, CompactionInputs, HostUsage, ModelRef};
+use crate::compaction;
+pub use crate::compaction::ReserveSource;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -84,15 +81,6 @@ pub enum ThresholdState {
     Invalid,
 }
 
-/// Which of the three steps gave the reserve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ReserveSource {
-    ModelOverride,
-    Settings,
-    Default,
-}
-
 fn positive(v: Option<f64>) -> Option<u64> {
     v.map(whole_tokens).filter(|&w| w > 0)
 }
@@ -119,51 +107,10 @@ pub fn headline(usage: Option<&HostUsage>, model: Option<&ModelRef>) -> Headline
     Headline { tokens, window, window_source, percent, free, pending: usage.is_some() && tokens.is_none() }
 }
 
-/// A token setting Pi accepts: a non-negative safe integer.
-fn token_setting(v: &Value) -> Option<u64> {
-    let n = v.as_f64()?;
-    (n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE as f64).then_some(n as u64)
-}
-
-/// The reserve by Pi's three steps, or why it cannot be read.
-fn reserve(
-    compaction: Option<&serde_json::Map<String, Value>>,
-    model_key: Option<&str>,
-    default: f64,
-) -> Result<(u64, ReserveSource), String> {
-    let ordinary = match compaction.and_then(|c| c.get("reserveTokens")) {
-        None => None,
-        Some(v) => Some(
-            token_setting(v)
-                .ok_or_else(|| format!("compaction.reserveTokens is {v}, not a non-negative whole number"))?,
-        ),
-    };
-    let entry = match (compaction.and_then(|c| c.get("modelOverrides")).and_then(Value::as_object), model_key) {
-        (Some(overrides), Some(key)) => overrides.get(key),
-        _ => None,
-    };
-    let key = model_key.unwrap_or_default();
-    let overridden = match entry {
-        None => None,
-        Some(Value::Object(entry)) => match entry.get("reserveTokens") {
-            None => None,
-            Some(v) => Some(token_setting(v).ok_or_else(|| {
-                format!("compaction.modelOverrides[\"{key}\"].reserveTokens is {v}, not a non-negative whole number")
-            })?),
-        },
-        Some(other) => return Err(format!("compaction.modelOverrides[\"{key}\"] is {other}, not an object")),
-    };
-    Ok(match (overridden, ordinary) {
-        (Some(r), _) => (r, ReserveSource::ModelOverride),
-        (None, Some(r)) => (r, ReserveSource::Settings),
-        (None, None) => (whole_tokens(default), ReserveSource::Default),
-    })
-}
-
 /// The threshold in effect for this window, model and settings.
 pub fn resolve(headline: &Headline, model: Option<&ModelRef>, inputs: &CompactionInputs) -> Threshold {
-    let compaction = inputs.settings.as_ref().and_then(Value::as_object);
-    let enabled = compaction.and_then(|c| c.get("enabled")).and_then(Value::as_bool).unwrap_or(inputs.defaults.enabled);
+    let settings = inputs.settings.as_ref().and_then(Value::as_object);
+    let enabled = compaction::enabled(settings, inputs.defaults.enabled);
     let model_key =
         model.filter(|m| !m.provider.is_empty() || !m.id.is_empty()).map(|m| format!("{}/{}", m.provider, m.id));
     let mut out = Threshold {
@@ -176,7 +123,7 @@ pub fn resolve(headline: &Headline, model: Option<&ModelRef>, inputs: &Compactio
         headroom: None,
         problem: None,
     };
-    match reserve(compaction, model_key.as_deref(), inputs.defaults.reserve_tokens) {
+    match compaction::reserve(settings, model_key.as_deref(), whole_tokens(inputs.defaults.reserve_tokens)) {
         Ok((r, source)) => {
             out.reserve = Some(r);
             out.reserve_source = Some(source);
@@ -195,7 +142,7 @@ pub fn resolve(headline: &Headline, model: Option<&ModelRef>, inputs: &Compactio
         out.state = ThresholdState::UnknownWindow;
         return out;
     };
-    let at = window.saturating_sub(out.reserve.unwrap_or(0));
+    let at = compaction::threshold(window, out.reserve.unwrap_or(0));
     out.at = Some(at);
     out.headroom = headline.tokens.map(|t| at as i64 - t as i64);
     out
