@@ -31,13 +31,17 @@ const ROLE_USER = 1;
 const ROLE_ASSISTANT = 2;
 const ROLE_TOOL_RESULT = 3;
 const ROLE_CUSTOM = 4;
+const ROLE_BASH_EXECUTION = 5;
 const FORM_STRING = 0;
 const FORM_BLOCKS = 1;
 const FORM_NONE = 2;
+const FORM_SHELL = 3;
+const FORM_SHELL_EXCLUDED = 4;
 const ITEM_OTHER = 0;
 const ITEM_TEXT = 1;
 const ITEM_IMAGE = 2;
 const ITEM_TOOL_CALL = 3;
+const ITEM_THINKING = 4;
 const MARK_COMPACTION = 1;
 const MARK_RECORD = 2;
 const MARK_STRIDE = 6;
@@ -71,6 +75,7 @@ class Packer {
 
   message(message: unknown): void {
     const m = message as Loose;
+    if (m?.role === "bashExecution") return this.shell(m);
     const content = m?.content;
     const blocks = Array.isArray(content) ? content.length : 0;
     // A message, and at most three numbers an item.
@@ -98,6 +103,11 @@ class Packer {
         this.shape[this.n++] = ITEM_IMAGE;
         this.images.push(typeof b.data === "string" ? b.data : "");
         return;
+      case "thinking":
+        this.shape[this.n++] = ITEM_THINKING;
+        this.shape[this.n++] = typeof b.thinking === "string" ? b.thinking.length : 0;
+        this.shape[this.n++] = typeof b.thinkingSignature === "string" ? b.thinkingSignature.length : 0;
+        return;
       case "toolCall": {
         const name = typeof b.name === "string" ? b.name : "";
         const args = argumentsJson(b.arguments);
@@ -110,6 +120,21 @@ class Packer {
       default:
         this.shape[this.n++] = ITEM_OTHER;
     }
+  }
+
+  /** A `!` command: its command's and output's lengths (the rules read no head of it). */
+  shell(m: NonNullable<Loose>): void {
+    this.room(9);
+    const length = (v: unknown) => (typeof v === "string" ? v.length : 0);
+    this.shape[this.n++] = ROLE_BASH_EXECUTION;
+    this.shape[this.n++] = m.excludeFromContext === true ? FORM_SHELL_EXCLUDED : FORM_SHELL;
+    this.shape[this.n++] = 2;
+    this.shape[this.n++] = ITEM_TEXT;
+    this.shape[this.n++] = length(m.command);
+    this.shape[this.n++] = 0;
+    this.shape[this.n++] = ITEM_TEXT;
+    this.shape[this.n++] = length(m.output);
+    this.shape[this.n++] = 0;
   }
 
   text(text: string): void {

@@ -84,6 +84,17 @@ pub enum Message {
         #[serde(default)]
         summary: String,
     },
+    /// A `!` shell command the user ran (Pi sends it as a user message;
+    /// `!!` sets `excludeFromContext`, and Pi then leaves it out).
+    #[serde(rename = "bashExecution", rename_all = "camelCase")]
+    BashExecution {
+        #[serde(default)]
+        command: String,
+        #[serde(default)]
+        output: String,
+        #[serde(default)]
+        exclude_from_context: bool,
+    },
     #[serde(other)]
     Other,
 }
@@ -102,7 +113,7 @@ impl Default for Content {
     }
 }
 
-/// A content block. Thinking and anything newer become `Other`.
+/// A content block. Anything newer becomes `Other`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Block {
@@ -133,6 +144,14 @@ pub enum Block {
         name: String,
         #[serde(default)]
         arguments: Value,
+    },
+    /// An assistant's thinking; only its size is read (`size`).
+    #[serde(rename = "thinking")]
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default, rename = "thinkingSignature")]
+        signature: String,
     },
     #[serde(other)]
     Other,
@@ -180,6 +199,11 @@ impl Message {
             "custom" => Message::Custom { custom_type: take_str(&mut o, "customType"), content: take_content(&mut o) },
             "compactionSummary" => Message::CompactionSummary { summary: take_str(&mut o, "summary") },
             "branchSummary" => Message::BranchSummary { summary: take_str(&mut o, "summary") },
+            "bashExecution" => Message::BashExecution {
+                command: take_str(&mut o, "command"),
+                output: take_str(&mut o, "output"),
+                exclude_from_context: o.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false),
+            },
             _ => Message::Other,
         }
     }
@@ -199,6 +223,10 @@ impl Block {
                 id: take_str(&mut o, "id"),
                 name: take_str(&mut o, "name"),
                 arguments: o.get_mut("arguments").map(Value::take).unwrap_or(Value::Null),
+            },
+            "thinking" => Block::Thinking {
+                thinking: take_str(&mut o, "thinking"),
+                signature: take_str(&mut o, "thinkingSignature"),
             },
             _ => Block::Other,
         }
@@ -323,7 +351,12 @@ mod tests {
         assert!(messages[2].has_tool_calls());
         assert_eq!(messages[2].assistant_text(), "ok");
         assert!(matches!(&messages[3], Message::ToolResult { tool_name, .. } if tool_name == "bash"));
-        assert_eq!(messages[4], Message::Other);
+        assert!(matches!(&messages[2], Message::Assistant { content, .. }
+            if content[0] == Block::Thinking { thinking: "t".into(), signature: "s".into() }));
+        assert_eq!(
+            messages[4],
+            Message::BashExecution { command: "ls".into(), output: "x".into(), exclude_from_context: false }
+        );
         assert!(matches!(&messages[5], Message::CompactionSummary { summary } if summary == "s"));
     }
 
@@ -333,6 +366,8 @@ mod tests {
           {"role":"toolResult","toolCallId":5,"content":"not blocks","isError":"yes"},
           {"role":"user","content":[{"type":"text","text":7},{"nope":1},3]},
           {"role":42}, "a string", null,
+          {"role":"bashExecution","command":3,"excludeFromContext":"yes"},
+          {"role":"assistant","content":[{"type":"thinking","thinking":["t"]},{"type":"redacted"}]},
           {"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash"}]}
         ]"#;
         let messages: Vec<Message> = serde_json::from_str(json).unwrap();
@@ -352,7 +387,18 @@ mod tests {
             }
         );
         assert_eq!(messages[2..5], [Message::Other, Message::Other, Message::Other]);
-        assert!(messages[5].has_tool_calls());
+        assert_eq!(
+            messages[5],
+            Message::BashExecution { command: String::new(), output: String::new(), exclude_from_context: false }
+        );
+        assert_eq!(
+            messages[6],
+            Message::Assistant {
+                content: vec![Block::Thinking { thinking: String::new(), signature: String::new() }, Block::Other],
+                stop_reason: None
+            }
+        );
+        assert!(messages[7].has_tool_calls());
         // An entry with a wrong-typed message list has no messages.
         let e: ContextEntry = serde_json::from_str(r#"{"id":"x","messages":5,"raw":null}"#).unwrap();
         assert_eq!(e, ContextEntry { id: "x".into(), ..ContextEntry::default() });

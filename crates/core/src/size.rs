@@ -11,6 +11,13 @@
 //! the decoded start of the base64 data: only a prefix is decoded, since the
 //! header is at the start (a JPEG's frame header can follow a large EXIF block,
 //! so the prefix grows until the header is found or the data ends).
+//!
+//! Thinking and `!` shell commands count as seed 001's `size.ts` counts them
+//! (its DESIGN.md: "thinking signatures at half"): a thinking block is its
+//! text plus half its signature (rounded up), a `bashExecution` message its
+//! command plus its output, as Pi's `estimateTokens` counts it, and nothing
+//! when `excludeFromContext` (`!!`) keeps it out of what the model is sent.
+//! `/context`'s rows do not read this model: they are Pi's `estimateTokens`.
 
 use crate::entry::{Block, Content, Message};
 use crate::text::js_len;
@@ -111,8 +118,8 @@ pub fn image_chars(base64: &str) -> usize {
 }
 
 /// Characters of content blocks: text by length, images by pixels, tool
-/// calls by their name and JSON arguments. Thinking is not counted here
-/// (the report module has its own rule for it).
+/// calls by their name and JSON arguments, thinking by its text and half its
+/// signature.
 pub fn blocks_chars(blocks: &[Block]) -> usize {
     blocks.iter().fold(0usize, |sum, b| sum.saturating_add(block_chars(b)))
 }
@@ -126,7 +133,24 @@ pub fn block_chars(block: &Block) -> usize {
             js_len(name).saturating_add(serde_json::to_string(arguments).map_or(0, |a| js_len(&a)))
         }
         Block::Measured { chars, .. } => *chars,
+        Block::Thinking { thinking, signature } => thinking_chars(js_len(thinking), js_len(signature)),
         Block::Other => 0,
+    }
+}
+
+/// Characters of a thinking block from the JavaScript lengths of its text and
+/// its signature: the signature at half, rounded up (seed 001 `size.ts`).
+pub fn thinking_chars(thinking: usize, signature: usize) -> usize {
+    thinking.saturating_add(signature.div_ceil(2))
+}
+
+/// Characters of a `bashExecution` message from the JavaScript lengths of its
+/// command and output; 0 when `excludeFromContext` keeps it from the model.
+pub fn bash_chars(command: usize, output: usize, excluded: bool) -> usize {
+    if excluded {
+        0
+    } else {
+        command.saturating_add(output)
     }
 }
 
@@ -145,6 +169,9 @@ pub fn message_chars(m: &Message) -> usize {
         Message::User { content } | Message::Custom { content, .. } => content_chars(content),
         Message::Assistant { content, .. } | Message::ToolResult { content, .. } => blocks_chars(content),
         Message::CompactionSummary { summary } | Message::BranchSummary { summary } => js_len(summary),
+        Message::BashExecution { command, output, exclude_from_context } => {
+            bash_chars(js_len(command), js_len(output), *exclude_from_context)
+        }
         Message::Other => 0,
     }
 }
@@ -287,5 +314,37 @@ mod tests {
             Block::Other,
         ];
         assert_eq!(blocks_chars(&blocks), 4 + 4);
+    }
+
+    #[test]
+    fn thinking_counts_its_text_and_half_its_signature() {
+        // 1,200 characters of thinking and a 501-character signature: 1,200 + 251.
+        let thinking = Block::Thinking { thinking: "t".repeat(1200), signature: "s".repeat(501) };
+        assert_eq!(block_chars(&thinking), 1451);
+        // JavaScript lengths: "日本😀" is 4 units, so 4 + 2 of a 4-unit signature.
+        assert_eq!(block_chars(&Block::Thinking { thinking: "日本😀".into(), signature: "日本😀".into() }), 6);
+        // A redacted block (no text, the signature only) and an empty one.
+        assert_eq!(block_chars(&Block::Thinking { thinking: String::new(), signature: "x".repeat(3) }), 2);
+        assert_eq!(block_chars(&Block::Thinking { thinking: String::new(), signature: String::new() }), 0);
+        // Beside text and a tool call in one assistant message, read from Pi's JSON.
+        let m = Message::from_value(serde_json::json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "x".repeat(100), "thinkingSignature": "y".repeat(40)},
+            {"type": "text", "text": "done"},
+            {"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": "ls"}}
+        ]}));
+        // 100 + 20, 4, "bash" 4 + `{"command":"ls"}` 16.
+        assert_eq!(message_chars(&m), 144);
+    }
+
+    #[test]
+    fn a_shell_command_counts_its_command_and_output() {
+        let m = |excluded: bool| {
+            Message::from_value(serde_json::json!({"role": "bashExecution", "command": "cargo test",
+                "output": "o".repeat(5000), "exitCode": 0, "excludeFromContext": excluded}))
+        };
+        assert_eq!(message_chars(&m(false)), 10 + 5000);
+        // `!!`: Pi does not send it, so it takes no room.
+        assert_eq!(message_chars(&m(true)), 0);
+        assert_eq!(bash_chars(usize::MAX, 1, false), usize::MAX);
     }
 }

@@ -24,11 +24,16 @@
 //! - an edited entry: the count of its visible messages, then those messages,
 //!   then its raw message;
 //! - a message: its role ([`role`]), the form of its content ([`form`]) and
-//!   the count of items that follow (1 for a string);
+//!   the count of items that follow (1 for a string); a `bashExecution`
+//!   message: `BASH_EXECUTION`, `SHELL` (or `SHELL_EXCLUDED` for
+//!   `excludeFromContext`), 2, and its command and output as `TEXT` items
+//!   with empty heads;
 //! - an item ([`item`]): `TEXT`, its JavaScript length and its head's (the
 //!   head, next in `heads`, is the whole text when short, else its start);
 //!   `IMAGE` (the callback's next image); `TOOL_CALL`, the JavaScript lengths
-//!   of its name and of its arguments' JSON (both next in `heads`); `OTHER`.
+//!   of its name and of its arguments' JSON (both next in `heads`);
+//!   `THINKING`, the JavaScript lengths of its text and its signature (the
+//!   size model reads no more of it); `OTHER`.
 //!
 //! A mark is six numbers: its [`mark`] code, then a record's `savedChars`,
 //! `requests`, `inputTokens`, `costUsd` (NaN where the record has no number)
@@ -39,7 +44,7 @@ use serde_json::Value;
 
 use super::{Edited, Head, Mark, Role, Seen};
 use crate::entry::Block;
-use crate::size::{block_chars, image_head};
+use crate::size::{block_chars, image_head, thinking_chars};
 
 /// Message roles. Summaries and anything newer are `OTHER`: Pi never stores
 /// them as a message entry's own message, and the rules read none of them.
@@ -49,6 +54,7 @@ pub mod role {
     pub const ASSISTANT: u32 = 2;
     pub const TOOL_RESULT: u32 = 3;
     pub const CUSTOM: u32 = 4;
+    pub const BASH_EXECUTION: u32 = 5;
 }
 
 /// The form of a message's `content`.
@@ -59,6 +65,10 @@ pub mod form {
     pub const BLOCKS: u32 = 1;
     /// Missing or anything else.
     pub const NONE: u32 = 2;
+    /// A `bashExecution` message's command and output: two `TEXT` items.
+    pub const SHELL: u32 = 3;
+    /// The same, kept from the model by `excludeFromContext` (`!!`).
+    pub const SHELL_EXCLUDED: u32 = 4;
 }
 
 /// Content blocks.
@@ -67,6 +77,7 @@ pub mod item {
     pub const TEXT: u32 = 1;
     pub const IMAGE: u32 = 2;
     pub const TOOL_CALL: u32 = 3;
+    pub const THINKING: u32 = 4;
 }
 
 /// Branch entries the lifetime total reads.
@@ -168,8 +179,12 @@ impl<'a, F: FnMut(usize, usize) -> String> Tape<'a, '_, F> {
         let content = match role {
             role::USER | role::CUSTOM => form == form::STRING || form == form::BLOCKS,
             role::ASSISTANT | role::TOOL_RESULT => form == form::BLOCKS,
+            // Sized by `size::bash_chars`: command and output, nothing when excluded.
+            role::BASH_EXECUTION => form == form::SHELL,
             _ => false,
         };
+        // The rules read the text of prompts, results and the like, never a command's.
+        let has_head = content && role != role::BASH_EXECUTION;
         let wanted = wanted && content;
         let mut seen = Seen {
             role: match role {
@@ -189,7 +204,7 @@ impl<'a, F: FnMut(usize, usize) -> String> Tape<'a, '_, F> {
                     let chars = self.next() as usize;
                     let head_units = self.next();
                     let head = self.text(head_units);
-                    if seen.text.is_none() && content {
+                    if seen.text.is_none() && has_head {
                         seen.text = Some(Head::Utf16(head));
                     }
                     // Its size is its length; the head is in `seen.text`.
@@ -215,6 +230,11 @@ impl<'a, F: FnMut(usize, usize) -> String> Tape<'a, '_, F> {
                     let name = self.string(name_units);
                     let arguments = serde_json::from_str(&self.string(args_units)).unwrap_or(Value::Null);
                     Block::ToolCall { id: String::new(), name, arguments }
+                }
+                item::THINKING => {
+                    let thinking = self.next() as usize;
+                    let signature = self.next() as usize;
+                    Block::Measured { head: String::new(), chars: thinking_chars(thinking, signature) }
                 }
                 _ => Block::Other,
             };
@@ -254,8 +274,16 @@ mod tests {
                     Some("assistant") => role::ASSISTANT,
                     Some("toolResult") => role::TOOL_RESULT,
                     Some("custom") => role::CUSTOM,
+                    Some("bashExecution") => role::BASH_EXECUTION,
                     _ => role::OTHER,
                 };
+                if role == role::BASH_EXECUTION {
+                    let excluded = m["excludeFromContext"] == json!(true);
+                    let len = |k: &str| m[k].as_str().map_or(0, js_len) as u32;
+                    let form = if excluded { form::SHELL_EXCLUDED } else { form::SHELL };
+                    shape.extend([role, form, 2, item::TEXT, len("command"), 0, item::TEXT, len("output"), 0]);
+                    continue;
+                }
                 match &m["content"] {
                     Value::String(s) => {
                         shape.extend([role, form::STRING, 1]);
@@ -269,6 +297,10 @@ mod tests {
                                 Some("image") => {
                                     shape.push(item::IMAGE);
                                     images.push(b["data"].as_str().unwrap_or("").to_string());
+                                }
+                                Some("thinking") => {
+                                    let len = |k: &str| b[k].as_str().map_or(0, js_len) as u32;
+                                    shape.extend([item::THINKING, len("thinking"), len("thinkingSignature")]);
                                 }
                                 Some("toolCall") => {
                                     let name = b["name"].as_str().unwrap_or("");
@@ -354,6 +386,33 @@ mod tests {
         let from_columns = figures(&entries);
         assert_eq!(from_columns.0, 3);
         assert_eq!(from_columns, as_json(&entries));
+    }
+
+    #[test]
+    fn thinking_and_shell_commands_count_by_the_size_model() {
+        let stub = "[context-guard] Omitted an earlier exchange judged unrelated: \"question\"";
+        let entries = vec![
+            (
+                vec![json!({"role": "user", "content": [{"type": "text", "text": stub}]})],
+                json!({"role": "user", "content": "question"}),
+            ),
+            (
+                vec![],
+                json!({"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "t".repeat(300), "thinkingSignature": "s".repeat(101)},
+                    {"type": "text", "text": "ok"}]}),
+            ),
+            (vec![], json!({"role": "bashExecution", "command": "make", "output": "o".repeat(1000), "exitCode": 2})),
+            (
+                vec![],
+                json!({"role": "bashExecution", "command": "env", "output": "x".repeat(700), "excludeFromContext": true}),
+            ),
+        ];
+        // The prompt 8, thinking 300 + 101 / 2 rounded up and "ok" 353, the command and
+        // its output 1,004, the `!!` command nothing; minus the stub.
+        let expected = 8 + 353 + 1004 - js_len(stub);
+        assert_eq!(figures(&entries), (1, expected));
+        assert_eq!(as_json(&entries), (1, expected));
     }
 
     #[test]
