@@ -5,7 +5,9 @@
 // process and checked to agree (the benchmark compares the requests and the
 // replacement texts). Whole items (small outputs, old exchanges, old images)
 // are left out: the benchmark's session has none, so they cost the core
-// nothing either. Not used by the extension.
+// nothing either. Not used by the extension. The mid-run checkpoint's
+// reference (checkpoint.ts) plans and finishes its outputs with the exports
+// below.
 import type {
   ContextEditDraft,
   GuardClassifierContext,
@@ -22,14 +24,14 @@ import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 // biome-ignore lint: Pi's messages, read loosely as the core reads them
 type Message = any;
 
-const MARK = "[context-guard]";
+export const MARK = "[context-guard]";
 const STEERING_PREFIX = "[The user added during the run]";
 const IMAGE_ONLY = "[the user sent only an image]";
 
 // ---------------------------------------------------------------------------
 // Text
 
-const clipMiddle = (s: string, max: number): string => {
+export const clipMiddle = (s: string, max: number): string => {
   if (s.length <= max) return s;
   const mark = "\n[…]\n";
   if (max <= mark.length + 1) return prefix(s, max);
@@ -39,7 +41,7 @@ const clipMiddle = (s: string, max: number): string => {
 };
 // Cuts never split a surrogate pair.
 const prefix = (s: string, max: number) => (/[\ud800-\udbff]/.test(s.charAt(max - 1)) ? s.slice(0, max - 1) : s.slice(0, max));
-const suffix = (s: string, max: number) => (max === 0 ? "" : /[\udc00-\udfff]/.test(s.charAt(s.length - max)) ? s.slice(s.length - max + 1) : s.slice(s.length - max));
+export const suffix = (s: string, max: number) => (max === 0 ? "" : /[\udc00-\udfff]/.test(s.charAt(s.length - max)) ? s.slice(s.length - max + 1) : s.slice(s.length - max));
 
 function shortCount(n: number): string {
   if (n < 1000) return String(n);
@@ -68,7 +70,7 @@ function oneLine(s: string, max: number): string {
   return `${prefix(trimmed, max - 1).trimEnd()}…`;
 }
 
-function toolLabel(tool: string, args: Record<string, unknown>): string {
+export function toolLabel(tool: string, args: Record<string, unknown>): string {
   const name = oneLine(tool, 40);
   const arg = (k: string) => (typeof args?.[k] === "string" && (args[k] as string).trim() !== "" ? (args[k] as string) : undefined);
   const ticked = (s: string) => `\`${oneLine(s.replaceAll("`", "'"), 80)}\``;
@@ -92,7 +94,7 @@ function toolLabel(tool: string, args: Record<string, unknown>): string {
 // ---------------------------------------------------------------------------
 // The run and its large outputs (span.rs)
 
-const blocksText = (blocks: unknown) =>
+export const blocksText = (blocks: unknown) =>
   Array.isArray(blocks) ? blocks.filter((b) => b?.type === "text").map((b) => (typeof b.text === "string" ? b.text : "")).join("\n") : "";
 const contentText = (content: unknown) => {
   const text = typeof content === "string" ? content : blocksText(content);
@@ -100,7 +102,7 @@ const contentText = (content: unknown) => {
 };
 const hasToolCalls = (m: Message) => m?.role === "assistant" && Array.isArray(m.content) && m.content.some((b: Message) => b?.type === "toolCall");
 
-interface Run {
+export interface Run {
   promptIndex: number;
   question: string;
   answer: string;
@@ -109,7 +111,7 @@ interface Run {
   calls: Map<string, { name: string; arguments: unknown }>;
 }
 
-function findRun(entries: readonly ProjectedEntry[], settings: GuardSettings): Run | undefined {
+export function findRun(entries: readonly ProjectedEntry[], settings: GuardSettings): Run | undefined {
   const flat: { index: number; m: Message }[] = [];
   entries.forEach((e, index) => {
     for (const m of e.messages) flat.push({ index, m });
@@ -165,7 +167,7 @@ function findRun(entries: readonly ProjectedEntry[], settings: GuardSettings): R
   return run;
 }
 
-interface Output {
+export interface Output {
   entryId: string;
   tool: string;
   arguments: unknown;
@@ -173,7 +175,7 @@ interface Output {
   isError: boolean;
 }
 
-function largeOutputs(entries: readonly ProjectedEntry[], run: Run, s: GuardSettings): Output[] {
+export function largeOutputs(entries: readonly ProjectedEntry[], run: Run, s: GuardSettings): Output[] {
   const out: Output[] = [];
   for (const e of entries.slice(run.promptIndex + 1)) {
     const m = e.messages[0] as Message;
@@ -364,7 +366,7 @@ const KEEP_WHOLE_HISTORY =
 const FOCUS =
   "Which part of this tool output does the final answer draw on? whole = most of the output is needed; none = nothing in it is needed; chunk_N = a few chunks are needed, chunk_N is the most important.";
 
-const chunkText = (text: string, c: Chunk) => text.slice(c.start, c.end).replace(/\n$/, "");
+export const chunkText = (text: string, c: Chunk) => text.slice(c.start, c.end).replace(/\n$/, "");
 
 function largeRequest(run: Run, o: Output, lines: number, part: number, parts: number, firstNumber: number, texts: string[]): GuardClassifierContext {
   const history = run.earlier !== undefined;
@@ -413,7 +415,7 @@ function largeRequest(run: Run, o: Output, lines: number, part: number, parts: n
 // ---------------------------------------------------------------------------
 // The pass
 
-interface PlannedOutput extends Output {
+export interface PlannedOutput extends Output {
   label: string;
   grep: boolean;
   lines: number;
@@ -423,6 +425,8 @@ interface PlannedOutput extends Output {
 }
 
 export interface ReferenceState {
+  /** The record's phase (a run-end pass unless a checkpoint says otherwise). */
+  phase?: "run-end" | "mid-run";
   settings: GuardSettings;
   answer: string;
   outputs: PlannedOutput[];
@@ -433,39 +437,52 @@ export function planPass(entries: readonly ProjectedEntry[], settings: GuardSett
   const requests: GuardClassifierContext[] = [];
   const run = settings.enabled ? findRun(entries, settings) : undefined;
   if (!run) return { requests, state: { settings, answer: "", outputs: [], requests: 0 } };
-  const outputs = largeOutputs(entries, run, settings).map((o): PlannedOutput => {
-    const { grep, chunks } = chunkOutput(o.text);
-    const chars = chunks.map((c) => c.end - c.start);
-    const segments: PlannedOutput["segments"] = [];
-    let cur: { first: number; count: number; chars: number } | undefined;
-    chars.forEach((n, i) => {
-      if (n > settings.maxSegmentChars) {
-        if (cur) segments.push({ ...cur, request: 0 });
-        segments.push({ first: i, count: 1, request: undefined });
-        cur = undefined;
-        return;
-      }
-      if (cur && (cur.chars + n > settings.maxSegmentChars || cur.count >= Math.max(1, settings.maxChunksPerSegment))) {
-        segments.push({ ...cur, request: 0 });
-        cur = undefined;
-      }
-      cur ??= { first: i, count: 0, chars: 0 };
-      cur.count++;
-      cur.chars += n;
-    });
-    if (cur) segments.push({ ...cur, request: 0 });
-    const lines = chunks.reduce((n, c) => n + c.lines, 0);
-    const parts = segments.filter((g) => g.request !== undefined).length;
-    let part = 0;
-    for (const g of segments) {
-      if (g.request === undefined) continue;
-      const texts = chunks.slice(g.first, g.first + g.count).map((c) => chunkText(o.text, c));
-      requests.push(largeRequest(run, o, lines, ++part, parts, g.first + 1, texts));
-      g.request = requests.length - 1;
-    }
-    return { ...o, label: toolLabel(o.tool, o.arguments as Record<string, unknown>), grep, lines, chunks, segments };
-  });
+  const outputs = largeOutputs(entries, run, settings).map((o) =>
+    planOutput(o, settings, requests, (lines, part, parts, first, texts) => largeRequest(run, o, lines, part, parts, first, texts)),
+  );
   return { requests, state: { settings, answer: run.answer, outputs, requests: requests.length } };
+}
+
+/**
+ * One large output cut into chunks and segments, with one request per
+ * sendable segment (built by `request`) pushed onto `requests`.
+ */
+export function planOutput(
+  o: Output,
+  settings: GuardSettings,
+  requests: GuardClassifierContext[],
+  request: (lines: number, part: number, parts: number, firstNumber: number, texts: string[]) => GuardClassifierContext,
+): PlannedOutput {
+  const { grep, chunks } = chunkOutput(o.text);
+  const chars = chunks.map((c) => c.end - c.start);
+  const segments: PlannedOutput["segments"] = [];
+  let cur: { first: number; count: number; chars: number } | undefined;
+  chars.forEach((n, i) => {
+    if (n > settings.maxSegmentChars) {
+      if (cur) segments.push({ ...cur, request: 0 });
+      segments.push({ first: i, count: 1, request: undefined });
+      cur = undefined;
+      return;
+    }
+    if (cur && (cur.chars + n > settings.maxSegmentChars || cur.count >= Math.max(1, settings.maxChunksPerSegment))) {
+      segments.push({ ...cur, request: 0 });
+      cur = undefined;
+    }
+    cur ??= { first: i, count: 0, chars: 0 };
+    cur.count++;
+    cur.chars += n;
+  });
+  if (cur) segments.push({ ...cur, request: 0 });
+  const lines = chunks.reduce((n, c) => n + c.lines, 0);
+  const parts = segments.filter((g) => g.request !== undefined).length;
+  let part = 0;
+  for (const g of segments) {
+    if (g.request === undefined) continue;
+    const texts = chunks.slice(g.first, g.first + g.count).map((c) => chunkText(o.text, c));
+    requests.push(request(lines, ++part, parts, g.first + 1, texts));
+    g.request = requests.length - 1;
+  }
+  return { ...o, label: toolLabel(o.tool, o.arguments as Record<string, unknown>), grep, lines, chunks, segments };
 }
 
 const traceP = (p: number) => {
@@ -609,7 +626,7 @@ export function finishPass(state: ReferenceState, answers: PassAnswers) {
     state.requests > 0
       ? {
           v: 1,
-          phase: "run-end",
+          phase: state.phase ?? "run-end",
           model: s.model,
           savedChars: saved,
           requests: state.requests,

@@ -1,0 +1,217 @@
+// Benchmark: one mid-run checkpoint's own work (budget 20 ms: product.md
+// "Budgets") on a run with 40 tool outputs totalling 2 MB, through the real
+// path — `coreEntries` (collect.ts), `guardCore.planCheckpoint` (eligibility,
+// age, batch, break-even, the requests), the classifier, `guardCore.finishPass`
+// — against a straightforward TypeScript version of the same step
+// (tests/bench/reference/checkpoint.ts), in the same process.
+//
+// The run: "fix all failing tests" over 40 turns, each calling one tool whose
+// output is 2 MB / 40 (test logs of one command run again and again, reads of
+// source files that later edits change, `rg -n` searches, build logs), with
+// a short note before each call and an `edit` after some reads; the
+// checkpoint comes at the `turn_end` of turn 40, so the outputs at least
+// `midRunMinAgeTurns` (4) turns old are judged, each with its later calls and
+// why it was superseded. The classifier is a stand-in answering at once
+// (keep the chunks that hold a failure); its time is not counted. The two
+// versions must agree first: the same requests, byte for byte, the same
+// drafts and record.
+import assert from "node:assert/strict";
+import { coreEntries, type ProjectedEntry } from "../../extension/guard/collect.ts";
+import type { GuardClassifierContext, PassAnswers } from "../../extension/guard/types.ts";
+import { guardCore } from "../../extension/guard/wasm.ts";
+import * as wasmModule from "../../pkg/context_guard.js";
+import { finishCheckpoint, type MainModel, planCheckpoint } from "./reference/checkpoint.ts";
+import { faster, goal, timeBudget } from "./verdict.ts";
+
+const TOTAL = 2 * 1024 * 1024;
+const OUTPUTS = 40;
+const EACH = Math.floor(TOTAL / OUTPUTS);
+const SAMPLES = 31;
+const BUDGET_MS = 20;
+const NEEDLE = /FAIL|ERROR|status === 503/;
+
+/** Text of about `EACH` characters from numbered lines. */
+function fill(line: (i: number) => string): string {
+  let s = "";
+  for (let i = 0; s.length < EACH; i++) s += `${line(i)}\n`;
+  return s.slice(0, EACH);
+}
+
+/** The k-th output of the run: its call and its text. */
+function output(k: number): { tool: string; args: Record<string, unknown>; text: string; note: string; edit?: string } {
+  switch (k % 4) {
+    case 0:
+      return {
+        tool: "bash",
+        args: { command: "npm test 2>&1" },
+        note: `Running the suite (${k / 4 + 1}).`,
+        text: fill((i) =>
+          i % 37 === k % 37
+            ? `FAIL packages/pkg-${i % 9}/test/case-${i}.test.ts › retries ${i % 5} times: expected ${i % 7}, got ${(i % 7) + 1}`
+            : `PASS packages/pkg-${i % 9}/test/case-${i}.test.ts › handles request ${i * 7919} (${i % 97} ms)`,
+        ),
+      };
+    case 1: {
+      const path = `src/services/module-${k}.ts`;
+      return {
+        tool: "read",
+        args: { path },
+        note: `Reading ${path}.`,
+        edit: k % 8 === 1 ? path : undefined,
+        text: fill((i) => (i % 53 === 7 ? `  if (res.status === 503) return retry(req, ${i}); // module ${k}` : `  const value${i} = lookup(table, ${i}, "module-${k}"); // 日本語 ${i % 10}`)),
+      };
+    }
+    case 2:
+      return {
+        tool: "bash",
+        args: { command: `rg -n "retry" src packages --glob '*.ts' -e attempt${k}` },
+        note: "Searching the retry sites.",
+        text: fill((i) => `packages/pkg-${i % 40}/src/services/module-${i}.ts:${10 + (i % 90)}:  if (res.status === ${i % 11 === 0 ? 503 : 200}) return retry(req); // attempt ${k}`),
+      };
+    default:
+      return {
+        tool: "bash",
+        args: { command: `cat logs/build-${k}.log` },
+        note: `Checking build log ${k}.`,
+        text: fill((i) => `2024-05-01 12:${String(i % 60).padStart(2, "0")}:${String(k % 60).padStart(2, "0")} ${i % 211 === 7 ? "ERROR" : "INFO"} worker-${i % 13} step ${i} done in ${i % 97} ms`),
+      };
+  }
+}
+
+/** The session as Pi projects it at the checkpoint's turn_end. */
+function session(): ProjectedEntry[] {
+  const entries: ProjectedEntry[] = [];
+  let t = 0;
+  const add = (id: string, message: Record<string, unknown>) => entries.push({ sourceEntry: { id, type: "message", message: { ...message, timestamp: ++t } }, messages: [{ ...message, timestamp: t }] });
+  add("u0", { role: "user", content: [{ type: "text", text: "Set up the retry policy for the HTTP clients." }] });
+  add("a0", { role: "assistant", content: [{ type: "text", text: "Done: clients retry twice with backoff." }], stopReason: "stop" });
+  add("u1", { role: "user", content: [{ type: "text", text: "The suite fails since the retry change. Fix all failing tests." }] });
+  for (let k = 0; k < OUTPUTS; k++) {
+    const o = output(k);
+    const calls = [{ type: "toolCall", id: `c${k}`, name: o.tool, arguments: o.args }];
+    if (o.edit) calls.push({ type: "toolCall", id: `e${k}`, name: "edit", arguments: { path: o.edit, edits: [{ oldText: "retry(req, 7)", newText: "retry(req, 2)" }] } });
+    add(`a${k + 1}`, { role: "assistant", content: [{ type: "text", text: o.note }, ...calls], stopReason: "toolUse" });
+    add(`r${k + 1}`, { role: "toolResult", toolCallId: `c${k}`, toolName: o.tool, content: [{ type: "text", text: o.text }], isError: o.tool === "bash" && k % 4 === 0 });
+    if (o.edit) add(`r${k + 1}e`, { role: "toolResult", toolCallId: `e${k}`, toolName: "edit", content: [{ type: "text", text: `Successfully replaced 1 block in ${o.edit}.` }], isError: false });
+  }
+  return entries;
+}
+
+/** The stand-in classifier: keeps the chunks that hold a failure, answering every request at once. */
+function classify(requests: GuardClassifierContext[]): PassAnswers {
+  const outcomes = requests.map((r) => {
+    const answers: Record<string, unknown> = { keep_whole: { type: "bool", probability: 0.1 } };
+    let focus = "none";
+    for (const [key, text] of Object.entries(r.state.chunks)) {
+      const hit = NEEDLE.test(text);
+      if (hit && focus === "none") focus = key;
+      answers[key] = { type: "bool", probability: hit ? 0.9 : 0.05 };
+    }
+    answers.focus = { type: "choice", choice: focus, probabilities: { [focus]: 0.7 }, confidence: 0.7 };
+    return { status: "answered" as const, answers, inputTokens: 8000, costUsd: 0.0001 };
+  });
+  return { outcomes, timedOut: false, ms: 900 };
+}
+
+const settings = guardCore.parseSettings("").settings;
+const model: MainModel = { provider: "faux", api: "faux" };
+
+interface Run {
+  /** The checkpoint's own work: everything but the classifier. */
+  ms: number;
+  planMs: number;
+  requests: GuardClassifierContext[];
+  outcome: { entries: unknown[]; record: unknown; savedChars: number };
+}
+
+// The core's checkpoint export (issue 9), when this checkout has it: `planCheckpoint` beside `planPass`,
+// in the built module (pkg/) and in its typed wrapper (guard/wasm.ts).
+// biome-ignore lint: read loosely so the bench type-checks before and after the export exists
+const core = guardCore as any;
+const hasCore = typeof core.planCheckpoint === "function" && typeof (wasmModule as Record<string, unknown>).planCheckpoint === "function";
+
+function viaWasm(entries: ProjectedEntry[]): Run {
+  const t0 = performance.now();
+  const planned = core.planCheckpoint({ entries: coreEntries(entries), settings, classifier: true, model, records: [], gates: "mid-run" });
+  const t1 = performance.now();
+  const answers = classify(planned.requests);
+  const t2 = performance.now();
+  const outcome = planned.skipped ? { entries: [], record: null, savedChars: 0 } : guardCore.finishPass(planned.pass, answers);
+  const t3 = performance.now();
+  return { ms: t1 - t0 + (t3 - t2), planMs: t1 - t0, requests: planned.requests, outcome };
+}
+
+function viaTypeScript(entries: ProjectedEntry[]): Run {
+  const t0 = performance.now();
+  const planned = planCheckpoint(entries, settings, model);
+  const t1 = performance.now();
+  const answers = classify(planned.requests);
+  const t2 = performance.now();
+  const outcome = finishCheckpoint(planned.state, answers);
+  const t3 = performance.now();
+  return { ms: t1 - t0 + (t3 - t2), planMs: t1 - t0, requests: planned.requests, outcome };
+}
+
+/** Where two long texts first differ, with some context (the texts are megabytes). */
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return `at ${i} of ${a.length} / ${b.length}:\n  wasm: …${a.slice(Math.max(0, i - 120), i + 120)}…\n  TS:   …${b.slice(Math.max(0, i - 120), i + 120)}…`;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const entries = session();
+const total = entries.reduce((n, e) => n + (e.messages[0] as { role: string; toolName?: string; content: { text: string }[] }).content.reduce((m, b) => m + ((e.messages[0] as { role: string }).role === "toolResult" && (e.messages[0] as { toolName?: string }).toolName !== "edit" ? b.text.length : 0), 0), 0);
+
+// The reference's own figures, so the bench says what the checkpoint judged.
+const reference = viaTypeScript(entries);
+const gate = planCheckpoint(entries, settings, model).gate;
+assert.ok(gate, "the checkpoint runs (eligible outputs pass the batch and the break-even)");
+const judged = (reference.outcome.record as { results: { outcome: string; beforeChars: number; afterChars: number }[] }).results;
+assert.ok(judged.some((r) => r.outcome === "distilled"), "the checkpoint distills");
+
+console.log(`mid-run checkpoint, ${OUTPUTS} tool outputs of ${EACH.toLocaleString("en")} characters (${total.toLocaleString("en")} in all), at the turn_end of turn ${OUTPUTS};`);
+console.log(
+  `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even ${gate.pendingChars.toLocaleString("en")} × ${gate.turns} turns ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests; ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
+);
+
+const tsTimes: number[] = [];
+const wasmTimes: number[] = [];
+const planTimes: number[] = [];
+if (hasCore) {
+  // The two agree: the same requests, byte for byte, and the same drafts and record.
+  const a = viaWasm(entries);
+  const [wr, tr] = [JSON.stringify(a.requests), JSON.stringify(reference.requests)];
+  assert.ok(wr === tr, `the checkpoint requests differ ${firstDifference(wr, tr)}`);
+  const [wd, td] = [JSON.stringify(a.outcome.entries), JSON.stringify(reference.outcome.entries)];
+  assert.ok(wd === td, `the checkpoint drafts differ ${firstDifference(wd, td)}`);
+  assert.equal(a.outcome.savedChars, reference.outcome.savedChars);
+  for (let i = 0; i < 5; i++) {
+    viaWasm(entries);
+    viaTypeScript(entries);
+  }
+  for (let i = 0; i < SAMPLES; i++) {
+    const w = viaWasm(entries);
+    wasmTimes.push(w.ms);
+    planTimes.push(w.planMs);
+    tsTimes.push(viaTypeScript(entries).ms);
+  }
+} else {
+  for (let i = 0; i < 5; i++) viaTypeScript(entries);
+  for (let i = 0; i < SAMPLES; i++) tsTimes.push(viaTypeScript(entries).ms);
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`.padStart(9);
+const what = "mid-run checkpoint, 40 outputs, 2 MB";
+console.log(`the checkpoint's own work (collect, plan, finish; the stand-in classifier's time left out), medians of ${SAMPLES} warm runs:`);
+if (hasCore) {
+  const w = median(wasmTimes);
+  const t = median(tsTimes);
+  console.log("                                        wasm path  (plan)   TypeScript   TS / wasm");
+  console.log(`  ${what.padEnd(38)}${ms(w)}  ${ms(median(planTimes))}  ${ms(t)}   ${(t / w).toFixed(2)}x  ${timeBudget(what, w, BUDGET_MS)}, ${faster(what, t / w)}`);
+} else {
+  console.log(`  TypeScript version: ${ms(median(tsTimes))}`);
+  console.log(
+    `  wasm path: NOT MEASURED: this checkout's core has no checkpoint export (guardCore.planCheckpoint); ${goal(`${what}, within ${BUDGET_MS} ms`, false, "the core's checkpoint export is not built")}`,
+  );
+}
