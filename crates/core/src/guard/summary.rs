@@ -30,6 +30,8 @@ pub struct SummaryInput {
     pub records: Vec<Value>,
     pub core_version: String,
     pub core_load_ms: f64,
+    /// The last distill-before-compacting decision of this session (`guard::compaction`), if any.
+    pub before_compaction: Option<String>,
 }
 
 impl SummaryInput {
@@ -49,6 +51,7 @@ impl SummaryInput {
             records: f.list("records", |r| r),
             core_version: f.string("coreVersion"),
             core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
+            before_compaction: f.opt_string("beforeCompaction"),
         }
     }
 }
@@ -132,6 +135,11 @@ pub fn summary(input: &SummaryInput) -> String {
             ));
         }
     }
+    if let Some(line) = &input.before_compaction {
+        // Kept by the extension for the session: when the edits could not keep
+        // Pi under its threshold nothing is appended, so no record says why.
+        lines.push(format!("  {}", sanitize_line(line, 240)));
+    }
     lines.push(format!("  core {} (wasm loaded in {:.1} ms)", input.core_version, input.core_load_ms.max(0.0)));
     lines.join("\n")
 }
@@ -201,7 +209,20 @@ mod tests {
         let text = summary(&input);
         assert!(text.starts_with("context-guard: on, but idle: no x key"));
         assert!(!text.contains('\x1b'));
+        assert!(!text.contains("before Pi compacts"));
         assert!(summary_json("{").is_err());
         assert!(summary_json("{}").is_ok());
+    }
+
+    #[test]
+    fn says_why_it_let_pi_compact() {
+        let input = SummaryInput::from_value(json!({ "enabled": true,
+            "beforeCompaction": "before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing was changed and Pi compacts\u{1b}" }));
+        let text = summary(&input);
+        assert!(
+            text.contains("\n  before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing was changed and Pi compacts\n"),
+            "{text}"
+        );
+        assert!(!text.contains('\x1b'));
     }
 }
