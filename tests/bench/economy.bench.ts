@@ -31,9 +31,9 @@
 // goal always counts.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type OracleCheck, checkOracle, checkRunWorked, LONG_RUN_PI_SETTINGS, LONG_RUN_PROMPT, longRunScript, oracleClassifier, oracleLines, type Project, project, putNodeOnPath, SHORT_RUN_PROMPT, shortRunScript } from "../harness/long-run.ts";
+import { checkOracle, checkRunWorked, type OracleCheck, startLongRun } from "../harness/long-run.ts";
 import { agent, type Loose, piModules, piVersion } from "../harness/pi.ts";
-import { type ProviderRequest, type Step, startSession } from "../harness/session.ts";
+import type { ProviderRequest } from "../harness/session.ts";
 import { goal } from "./verdict.ts";
 
 // List prices: Pi's own catalog entry of the model the economy is priced as.
@@ -104,9 +104,8 @@ function cacheUse(requests: ProviderRequest[]): { read: number; written: number 
   return { read, written };
 }
 
-async function measure(p: Project, script: Step[], prompt: string, settings: Record<string, unknown>): Promise<Figures> {
-  const lines = oracleLines(p);
-  const pi = await startSession({ files: p.files, script, classifier: oracleClassifier(lines), guardSettings: settings, piSettings: LONG_RUN_PI_SETTINGS });
+async function measure(short: boolean, settings: Record<string, unknown>): Promise<Figures & { what: string }> {
+  const { pi, project: p, lines, prompt } = await startLongRun({ short, guardSettings: settings });
   try {
     await pi.prompt(prompt);
     if (pi.pendingSteps() !== 0) throw new Error(`economy: ${pi.pendingSteps()} scripted turns unused (a compaction or an error took one?)`);
@@ -117,7 +116,8 @@ async function measure(p: Project, script: Step[], prompt: string, settings: Rec
     const { read, written } = cacheUse(pi.requests);
     const output = branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant").reduce((n: number, e: Loose) => n + estimate(e.message), 0);
     const records = branch.filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
-    const figures: Figures = {
+    const figures: Figures & { what: string } = {
+      what: short ? `short run: one bug, ${p.cases} cases` : `long run: "fix all failing tests", ${p.bugs.length} bugs, ${p.cases} cases`,
       requests: pi.requests.length,
       context,
       peak: Math.max(...context),
@@ -141,19 +141,15 @@ async function measure(p: Project, script: Step[], prompt: string, settings: Rec
   }
 }
 
-putNodeOnPath();
-const long = project();
-const short = project(1);
 const runs = [
-  { name: `long run: "fix all failing tests", ${long.bugs.length} bugs, ${long.cases} cases`, key: "long", p: long, script: () => longRunScript(long), prompt: LONG_RUN_PROMPT },
-  { name: `short run: one bug, ${short.cases} cases`, key: "short", p: short, script: () => shortRunScript(short), prompt: SHORT_RUN_PROMPT },
+  { key: "long", short: false },
+  { key: "short", short: true },
 ];
-
-const results = new Map<string, Figures[]>();
+const results = new Map<string, (Figures & { what: string })[]>();
 const started = performance.now();
 for (const run of runs) {
-  const figures: Figures[] = [];
-  for (const c of CONFIGURATIONS) figures.push(await measure(run.p, run.script(), run.prompt, c.settings));
+  const figures: (Figures & { what: string })[] = [];
+  for (const c of CONFIGURATIONS) figures.push(await measure(run.short, c.settings));
   results.set(run.key, figures);
 }
 
@@ -167,9 +163,9 @@ console.log(
 );
 console.log("cache: a request's longest run of leading messages equal to any earlier request's is read, the rest written; tokens are Pi's estimate");
 for (const run of runs) {
-  const figures = results.get(run.key) as Figures[];
+  const figures = results.get(run.key) as (Figures & { what: string })[];
   const off = figures[0];
-  console.log(`\n${run.name}:`);
+  console.log(`\n${off.what}:`);
   console.log("  configuration                  requests   peak  ×off    cost   ×off   read / written / output tokens   checkpoints  run-end  compactions  after run  missing (last request, after run)");
   figures.forEach((f, i) => {
     const cells = [

@@ -22,7 +22,7 @@
 import { delimiter, dirname } from "node:path";
 import { answering, type Behaviour, choose, type ClassifyRequest } from "./classifier.ts";
 import type { Loose } from "./pi.ts";
-import type { ProviderRequest, Step } from "./session.ts";
+import { type PiSession, type ProviderRequest, type SessionOptions, type Step, startSession } from "./session.ts";
 
 /** One seeded bug: a module, the function it breaks, its correct and its buggy line. */
 interface Bug {
@@ -448,4 +448,26 @@ export function putNodeOnPath(): void {
   const bin = dirname(process.execPath);
   const path = process.env.PATH ?? "";
   if (!path.split(delimiter).includes(bin)) process.env.PATH = `${bin}${delimiter}${path}`;
+}
+
+/**
+ * A real Pi session set up for the long run (or, with `short`, the short
+ * run): the project's files, the script, the oracle's classifier, the `grep`
+ * tool, `node` on PATH. `options` add to or override the session's (guard
+ * settings, extensions, the window …). Prompt with `prompt`.
+ */
+export async function startLongRun(
+  options: SessionOptions & { short?: boolean } = {},
+): Promise<{ pi: PiSession; project: Project; lines: string[]; prompt: string }> {
+  putNodeOnPath();
+  const p = project(options.short ? 1 : BUGS.length);
+  const lines = oracleLines(p);
+  const pi = await startSession({
+    files: p.files,
+    script: options.short ? shortRunScript(p) : longRunScript(p),
+    classifier: oracleClassifier(lines),
+    ...options,
+    piSettings: { ...LONG_RUN_PI_SETTINGS, ...options.piSettings },
+  });
+  return { pi, project: p, lines, prompt: options.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT };
 }
