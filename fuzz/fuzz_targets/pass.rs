@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         entry("z", json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]})),
     ];
     let settings = Settings { min_result_chars: 1, min_run_chars: 0, max_segment_chars: 1000, ..Settings::default() };
-    let p = plan(&PassInput { entries, settings, classifier: data.first() != Some(&0) });
+    let p = plan(&PassInput { entries, settings, classifier: data.first() != Some(&0), ..PassInput::default() });
     let parsed: Value = serde_json::from_slice(answers.get(1..).unwrap_or(&[])).unwrap_or(Value::Null);
     let outcomes = match parsed {
         Value::Array(items) => items.into_iter().map(RequestOutcome::from_value).collect(),

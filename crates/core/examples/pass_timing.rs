@@ -81,7 +81,7 @@ fn input(text: &str) -> PassInput {
             Message::Assistant { content: vec![Block::Text { text: "module-7 retries.".into() }], stop_reason: None },
         ),
     ];
-    PassInput { entries, settings: Settings::default(), classifier: true }
+    PassInput { entries, settings: Settings::default(), ..PassInput::default() }
 }
 
 /// The input as the extension sends it: text blocks of 256 characters or

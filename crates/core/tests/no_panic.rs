@@ -244,7 +244,12 @@ fn plan_and_finish_never_panic_and_edits_are_well_formed() {
             history_exchanges: rng.below(4),
             ..Settings::default()
         };
-        let input = PassInput { entries: entries(&mut rng, &output), settings, classifier: rng.below(4) != 0 };
+        let input = PassInput {
+            entries: entries(&mut rng, &output),
+            settings,
+            classifier: rng.below(4) != 0,
+            ..PassInput::default()
+        };
         let p = plan(&input);
         let keep = if rng.chance(10) { rng.below(3) } else { usize::MAX };
         let mut outcomes: Vec<RequestOutcome> = Vec::new();
@@ -473,7 +478,8 @@ fn whole_items_never_panic_and_omissions_keep_calls_with_results() {
             max_chunks_per_segment: 1 + rng.below(40),
             ..Settings::default()
         };
-        let input = PassInput { entries: entries.clone(), settings, classifier: !rng.chance(5) };
+        let input =
+            PassInput { entries: entries.clone(), settings, classifier: !rng.chance(5), ..PassInput::default() };
         let p = plan(&input);
         let outcomes = p
             .requests

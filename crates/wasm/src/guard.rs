@@ -1,5 +1,5 @@
-//! The guard across the boundary: settings, the run-end pass (plan, then
-//! finish), recall, and the labels and counts the extension shows.
+//! The guard across the boundary: settings, the run-end pass and the mid-run
+//! checkpoint (plan, then finish), recall, and the labels and counts the extension shows.
 //!
 //! Structured values cross as JSON text, like the `/context` report: one
 //! `JSON.stringify` and one `JSON.parse` on the JavaScript side, one serde
@@ -9,7 +9,7 @@
 //! back as ranges of the texts the extension already has. Each export only
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
-use context_guard_core::guard::{pass, recall, render, settings};
+use context_guard_core::guard::{checkpoint, pass, recall, render, settings};
 use context_guard_core::text;
 use wasm_bindgen::prelude::*;
 
@@ -29,9 +29,14 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, JsError> {
 /// A run-end pass between its two steps. The plan stays here, inside the
 /// wasm module, while the extension asks the classifier: only its requests
 /// cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
-/// `finishPass` consumes it; otherwise call `free()`.
+/// `finishPass` consumes it; otherwise call `free()`. A mid-run checkpoint
+/// is the same kind of pass, with what its gates measured beside it.
 #[wasm_bindgen]
-pub struct Pass(pass::Planned);
+pub struct Pass {
+    planned: pass::Planned,
+    /// A checkpoint's `Gate` as JSON text; `None` for a run-end pass.
+    gate: Option<String>,
+}
 
 #[wasm_bindgen]
 impl Pass {
@@ -40,14 +45,21 @@ impl Pass {
     /// `pass::plan_json`). Moved out: a second call gives `""`.
     #[wasm_bindgen(js_name = takeRequests)]
     pub fn take_requests(&mut self) -> String {
-        std::mem::take(&mut self.0.requests)
+        std::mem::take(&mut self.planned.requests)
     }
 
     /// Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
-    /// `below-min-run-chars`.
+    /// `below-min-run-chars`, `no-classifier`; for a checkpoint also
+    /// `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`.
     #[wasm_bindgen(getter)]
     pub fn skipped(&self) -> Option<String> {
-        self.0.skipped.map(|s| s.as_str().to_string())
+        self.planned.skipped.map(|s| s.as_str().to_string())
+    }
+
+    /// A checkpoint's `Gate` (JSON text): what its gates measured.
+    #[wasm_bindgen(getter)]
+    pub fn gate(&self) -> Option<String> {
+        self.gate.clone()
     }
 }
 
@@ -56,14 +68,22 @@ impl Pass {
 /// texts as UTF-8 one after another, and their byte lengths.
 #[wasm_bindgen(js_name = planPass)]
 pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
-    pass::plan_json(input, texts, lengths).map(Pass).map_err(|e| JsError::new(&e))
+    pass::plan_json(input, texts, lengths).map(|planned| Pass { planned, gate: None }).map_err(|e| JsError::new(&e))
+}
+
+/// Step one of a mid-run checkpoint: as `planPass`, with the JSON of
+/// `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
+#[wasm_bindgen(js_name = planCheckpoint)]
+pub fn plan_checkpoint(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
+    let (planned, gate) = checkpoint::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+    Ok(Pass { planned, gate: Some(serde_json::to_string(&gate).map_err(|e| JsError::new(&e.to_string()))?) })
 }
 
 /// Step two: the JSON text of `Outcome` from a planned pass (consumed) and
 /// the UTF-8 JSON of the runner's `PassAnswers`.
 #[wasm_bindgen(js_name = finishPass)]
 pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
-    pass::finish_json(&pass.0.state, answers).map_err(|e| JsError::new(&e))
+    pass::finish_json(&pass.planned.state, answers).map_err(|e| JsError::new(&e))
 }
 
 /// `RecallReply` for a `RecallRequest`.

@@ -230,21 +230,53 @@ pub struct RunFields {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub earlier_conversation: Option<EarlierConversation>,
     pub user_question: String,
-    pub final_answer: String,
+    /// The run's answer; none at a checkpoint (§7: the run goes on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_answer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_notes_during_the_run: Option<String>,
+    /// At a checkpoint, in place of the answer and the notes (§7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_progress: Option<AgentProgress>,
+}
+
+/// What the agent wrote so far in a run that goes on (§7 `agent_progress`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentProgress {
+    /// The latest assistant text, ≤ 2,000.
+    pub latest_note: String,
+    /// Earlier assistant text of the run, its last 2,000 (the start clipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earlier_notes: Option<String>,
 }
 
 impl RunFields {
-    /// The run's question, answer and notes clipped to their limits.
+    /// The run's question, answer and notes clipped to their limits; at a
+    /// checkpoint (`run.mid_run`) the question and the agent's progress.
     pub fn new(situation: String, earlier_conversation: Option<EarlierConversation>, run: &Run) -> RunFields {
         let notes = run.notes.trim();
+        let notes = (!notes.is_empty()).then_some(notes);
+        let user_question = clip_middle(&run.question, QUESTION_MAX);
+        if run.mid_run {
+            return RunFields {
+                situation,
+                earlier_conversation,
+                user_question,
+                final_answer: None,
+                agent_notes_during_the_run: None,
+                agent_progress: Some(AgentProgress {
+                    latest_note: clip_middle(run.answer.trim(), NOTES_MAX),
+                    earlier_notes: notes.map(|n| crate::text::js_suffix(n, NOTES_MAX).to_string()),
+                }),
+            };
+        }
         RunFields {
             situation,
             earlier_conversation,
-            user_question: clip_middle(&run.question, QUESTION_MAX),
-            final_answer: clip_middle(&run.answer, ANSWER_MAX),
-            agent_notes_during_the_run: (!notes.is_empty()).then(|| clip_middle(notes, NOTES_MAX)),
+            user_question,
+            final_answer: Some(clip_middle(&run.answer, ANSWER_MAX)),
+            agent_notes_during_the_run: notes.map(|n| clip_middle(n, NOTES_MAX)),
+            agent_progress: None,
         }
     }
 }
@@ -255,6 +287,13 @@ impl RunFields {
 pub struct LargeState {
     #[serde(flatten)]
     pub run: RunFields,
+    /// At a checkpoint: labels of the calls made after this output, oldest
+    /// first (above 30, the first and last 15 around a gap line; §7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub later_tool_calls: Option<Vec<String>>,
+    /// At a checkpoint: why a later call made this output out of date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
     pub tool: String,
     pub tool_arguments: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -199,6 +199,10 @@ const SITUATION: &str = "A coding agent has answered the user's current question
 the same session (the user's prompt, the agent's last reply, the tools it called). An exchange unrelated to the \
 current work is replaced by a one-line note (the agent can recall it).";
 
+const SITUATION_MID_RUN: &str = "A coding agent is still working on the user's current question. Below are earlier \
+exchanges of the same session (the user's prompt, the agent's last reply, the tools it called). An exchange \
+unrelated to the current work is replaced by a one-line note (the agent can recall it).";
+
 pub fn item(span: &Span) -> ExchangeItem {
     let more = span.labels.len().saturating_sub(LABELS_MAX);
     let mut tool_calls: Vec<String> = span.labels.iter().take(LABELS_MAX).cloned().collect();
@@ -240,7 +244,11 @@ pub fn request(run: &Run, items: Vec<(String, ExchangeItem)>) -> ClassifierConte
         .collect();
     ClassifierContext {
         state: State::Exchange(ExchangeState {
-            run: RunFields::new(SITUATION.to_string(), earlier(&run.history), run),
+            run: RunFields::new(
+                (if run.mid_run { SITUATION_MID_RUN } else { SITUATION }).to_string(),
+                earlier(&run.history),
+                run,
+            ),
             exchanges: Ordered(items),
         }),
         questions: Ordered(questions),

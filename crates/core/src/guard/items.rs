@@ -52,8 +52,20 @@ pub fn small_of(candidates: Vec<Output>, entries: &[ContextEntry], run: &Run, s:
     if outputs.is_empty() {
         return Vec::new();
     }
-    // Every call of the run with the entry it is in, in order.
-    let calls: Vec<(usize, &str, &Value)> = entries
+    let calls = run_calls(entries, run);
+    outputs
+        .into_iter()
+        .map(|output| {
+            let later = calls.iter().filter(|(i, _, _)| *i > output.entry_index).map(|(_, n, a)| (*n, *a));
+            let superseded = superseded_by(&output.tool, &output.arguments, later);
+            SmallOutput { output, superseded }
+        })
+        .collect()
+}
+
+/// Every call of the run with the index of the entry it is in, in order.
+pub fn run_calls<'a>(entries: &'a [ContextEntry], run: &Run) -> Vec<(usize, &'a str, &'a Value)> {
+    entries
         .iter()
         .enumerate()
         .skip(run.prompt_index)
@@ -68,14 +80,6 @@ pub fn small_of(candidates: Vec<Output>, entries: &[ContextEntry], run: &Run, s:
                     .collect::<Vec<_>>(),
                 _ => Vec::new(),
             })
-        })
-        .collect();
-    outputs
-        .into_iter()
-        .map(|output| {
-            let later = calls.iter().filter(|(i, _, _)| *i > output.entry_index).map(|(_, n, a)| (*n, *a));
-            let superseded = superseded_by(&output.tool, &output.arguments, later);
-            SmallOutput { output, superseded }
         })
         .collect()
 }
@@ -161,6 +165,9 @@ pub fn batches(sizes: &[usize], max_chars: usize, max_items: usize) -> Vec<(usiz
 const SMALL_SITUATION: &str = "A coding agent has answered the user's question. Below are shorter tool outputs from \
 its work, each judged as a whole: an output that is no longer needed is replaced by a one-line note (the agent can \
 recall it).";
+const SMALL_SITUATION_MID_RUN: &str = "A coding agent is still working on the user's question. Below are shorter \
+outputs of its earlier tool calls, each judged as a whole: an output that is no longer needed is replaced by a \
+one-line note (the agent can recall it).";
 const HISTORY: &str = " earlier_conversation shows the session so far, and the agent will likely continue it.";
 
 /// The small output as sent (clipped) and the characters it counts for batching.
@@ -186,7 +193,7 @@ pub fn output_key(n: usize) -> String {
 /// One request for a batch of small outputs, keyed `output_N`.
 pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierContext {
     let earlier_conversation = earlier(&run.history);
-    let mut situation = SMALL_SITUATION.to_string();
+    let mut situation = (if run.mid_run { SMALL_SITUATION_MID_RUN } else { SMALL_SITUATION }).to_string();
     if earlier_conversation.is_some() {
         situation.push_str(HISTORY);
     }
@@ -196,11 +203,20 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
             (
                 k.clone(),
                 ClassifierQuestion::Bool {
-                    instructions: format!(
-                        "Is {k} still needed for the final answer, for a likely follow-up question, or for the \
-                         user's ongoing task? An output that a later call superseded, or a failed call the agent got \
-                         past, is usually not needed."
-                    ),
+                    instructions: if run.mid_run {
+                        // Seed 001 JEV.md "Small outputs": the mid-run question.
+                        format!(
+                            "To finish user_question, will the agent still need the output in {k}? An output that a \
+                             later call superseded, or that the agent has already acted on and moved past, is not \
+                             needed."
+                        )
+                    } else {
+                        format!(
+                            "Is {k} still needed for the final answer, for a likely follow-up question, or for the \
+                             user's ongoing task? An output that a later call superseded, or a failed call the agent \
+                             got past, is usually not needed."
+                        )
+                    },
                     criteria: BoolCriteria {
                         yes: format!("{k} is still needed"),
                         no: format!("{k} is no longer needed"),

@@ -260,8 +260,14 @@ fn run_fields(o: &mut Obj, run: &RunFields) {
         eo.end();
     }
     o.str("user_question", &run.user_question);
-    o.str("final_answer", &run.final_answer);
+    o.opt("final_answer", &run.final_answer);
     o.opt("agent_notes_during_the_run", &run.agent_notes_during_the_run);
+    if let Some(p) = &run.agent_progress {
+        let mut po = Obj::new(o.key("agent_progress"));
+        po.str("latest_note", &p.latest_note);
+        po.opt("earlier_notes", &p.earlier_notes);
+        po.end();
+    }
 }
 
 /// A JSON array of strings.
@@ -313,6 +319,10 @@ fn exchange_state(out: &mut String, s: &ExchangeState) {
 fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>) {
     let mut o = Obj::new(out);
     run_fields(&mut o, &s.run);
+    if let Some(calls) = &s.later_tool_calls {
+        str_list(o.key("later_tool_calls"), calls);
+    }
+    o.opt("superseded", &s.superseded);
     o.str("tool", &s.tool);
     o.str("tool_arguments", &s.tool_arguments);
     o.opt("tool_status", &s.tool_status);
@@ -468,6 +478,8 @@ mod tests {
             parts: 2,
             first_number: 9,
             chunk_texts: &texts,
+            later_calls: &[],
+            superseded: None,
         };
         let one = large_request(&input);
         let mut later = run.clone();

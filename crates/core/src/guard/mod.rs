@@ -14,13 +14,17 @@
 //! - whole items: [`items`] (small outputs and the batching every whole item
 //!   shares), [`exchange`] (old exchanges), [`images`] (old images);
 //! - rendering: [`render`] (the marker, tool labels, the replacement text);
-//! - the pass: [`pass`] (plan and finish at run end), [`outcome`] (what it
+//! - the pass: [`pass`] (plan and finish at run end), [`checkpoint`] (a
+//!   mid-run checkpoint's gates, then the pass's steps), [`cache`] (the
+//!   rewrite an edit causes, which every break-even reads), [`memo`] (what
+//!   the records say was judged), [`outcome`] (what it
 //!   appends: drafts and the record) and [`json`] (its JSON, written by hand;
 //!   below `pass`, which calls it);
 //! - [`recall`]: what the `recall` tool returns;
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
 //! - [`summary`]: the `/guard` text;
+//! - [`window`]: `maxSegmentChars` as the classifier's context window allows;
 //! - [`compaction`]: distill before Pi compacts (whether Pi is about to, and
 //!   whether a checkpoint's edits keep it under the threshold).
 //!
@@ -29,6 +33,8 @@
 //! one way too (`tests/layout.rs`): a type two modules share sits in a module
 //! below both (`classify`, `outcome`).
 
+pub mod cache;
+pub mod checkpoint;
 pub mod chunk;
 pub mod classify;
 pub mod compaction;
@@ -37,6 +43,7 @@ pub mod exchange;
 pub mod images;
 pub mod items;
 pub mod json;
+pub mod memo;
 pub mod outcome;
 pub mod pass;
 pub mod recall;
@@ -45,3 +52,4 @@ pub mod settings;
 pub mod span;
 pub mod stats;
 pub mod summary;
+pub mod window;

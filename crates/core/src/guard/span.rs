@@ -42,6 +42,10 @@ pub struct Run {
     pub history: History,
     /// The run's tool calls by id.
     pub calls: Calls,
+    /// Seen at a mid-run checkpoint (§7): the run goes on, so `answer` is
+    /// the latest note, not a final answer, and every request asks whether
+    /// the agent will still need an item to finish.
+    pub mid_run: bool,
 }
 
 /// The tool calls of a run, indexed by id: sorted, looked up by binary
@@ -219,6 +223,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
         notes,
         history,
         calls: Calls::from_unsorted(calls),
+        mid_run: false,
     })
 }
 

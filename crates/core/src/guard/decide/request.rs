@@ -20,6 +20,22 @@ const SITUATION_HISTORY: &str =
 const TOOL_FAILED: &str = "The call failed. Its details are usually no longer needed once the final answer shows the \
 agent got past it.";
 
+// A checkpoint's wording (§7; seed 001 JEV.md "Checkpoint wording": the base
+// wording, probed against an "acted" variant that dropped files still in use).
+const SITUATION_MID_RUN: &str = "A coding agent is still working on the user's question. Below is the output of one \
+of its earlier tool calls, split into numbered chunks. Only the chunks that are kept stay visible to the agent; the \
+others are replaced by a short note (the agent can recall them).";
+const TOOL_FAILED_MID_RUN: &str = "The call failed. Its details are usually no longer needed once the agent got past \
+it.";
+const KEEP_WHOLE_MID_RUN: &str = "To finish user_question, will the agent still need all of this tool output? Lines \
+that are out of date or that the agent has already acted on and moved past are not needed.";
+const FOCUS_MID_RUN: &str = "Which part of this tool output will the agent still need to finish user_question? \
+whole = most of the output is needed; none = nothing in it is needed; chunk_N = a few chunks are needed, chunk_N is \
+the most important.";
+/// Above this many later calls, the first and last [`LATER_CALLS_KEPT`] are sent (§7).
+pub const LATER_CALLS_MAX: usize = 30;
+pub const LATER_CALLS_KEPT: usize = 15;
+
 const KEEP_WHOLE: &str =
     "Is all of this tool output still needed for the final answer or for a likely follow-up question?";
 const KEEP_WHOLE_HISTORY: &str = "Is all of this tool output still needed for the final answer, for a likely \
@@ -42,6 +58,23 @@ pub struct RequestInput<'a> {
     /// 1-based number of the segment's first chunk.
     pub first_number: usize,
     pub chunk_texts: &'a [&'a str],
+    /// At a checkpoint (`run.mid_run`): labels of the calls after this
+    /// output, oldest first, and why one superseded it.
+    pub later_calls: &'a [String],
+    pub superseded: Option<&'a str>,
+}
+
+/// The later calls as a checkpoint sends them: all up to 30, else the first
+/// and last 15 around one line that counts the rest.
+pub fn later_tool_calls(labels: &[String]) -> Vec<String> {
+    if labels.len() <= LATER_CALLS_MAX {
+        return labels.to_vec();
+    }
+    let gap = labels.len() - 2 * LATER_CALLS_KEPT;
+    let mut out: Vec<String> = labels.iter().take(LATER_CALLS_KEPT).cloned().collect();
+    out.push(format!("[… {gap} more calls …]"));
+    out.extend(labels.iter().skip(labels.len() - LATER_CALLS_KEPT).cloned());
+    out
 }
 
 /// The name of the chunk numbered `n` (1-based, across the output).
@@ -53,7 +86,8 @@ pub fn chunk_key(n: usize) -> String {
 pub fn large_request(input: &RequestInput) -> ClassifierContext {
     let earlier_conversation = earlier(&input.run.history);
     let with_history = earlier_conversation.is_some();
-    let mut situation = SITUATION.to_string();
+    let mid_run = input.run.mid_run;
+    let mut situation = (if mid_run { SITUATION_MID_RUN } else { SITUATION }).to_string();
     if with_history {
         situation.push_str(SITUATION_HISTORY);
     }
@@ -68,9 +102,11 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     let chunks = Ordered(keys.iter().cloned().zip(input.chunk_texts.iter().map(|t| t.to_string())).collect());
     let state = LargeState {
         run: RunFields::new(situation, earlier_conversation, input.run),
+        later_tool_calls: mid_run.then(|| later_tool_calls(input.later_calls)),
+        superseded: input.superseded.filter(|_| mid_run).map(str::to_string),
         tool: input.tool.to_string(),
         tool_arguments: clip_middle(&arguments, ARGUMENTS_MAX),
-        tool_status: input.is_error.then(|| TOOL_FAILED.to_string()),
+        tool_status: input.is_error.then(|| (if mid_run { TOOL_FAILED_MID_RUN } else { TOOL_FAILED }).to_string()),
         output_size,
         chunks,
     };
@@ -79,7 +115,14 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     questions.push((
         "keep_whole".to_string(),
         ClassifierQuestion::Bool {
-            instructions: (if with_history { KEEP_WHOLE_HISTORY } else { KEEP_WHOLE }).to_string(),
+            instructions: (if mid_run {
+                KEEP_WHOLE_MID_RUN
+            } else if with_history {
+                KEEP_WHOLE_HISTORY
+            } else {
+                KEEP_WHOLE
+            })
+            .to_string(),
             criteria: BoolCriteria {
                 yes: "All of the output is still needed".to_string(),
                 no: "Only some chunks, or none, are needed".to_string(),
@@ -93,9 +136,25 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     options.extend(keys.iter().map(|k| (k.clone(), format!("A few chunks are needed; {k} is the most important"))));
     questions.push((
         "focus".to_string(),
-        ClassifierQuestion::Choice { instructions: FOCUS.to_string(), criteria: Ordered(options) },
+        ClassifierQuestion::Choice {
+            instructions: (if mid_run { FOCUS_MID_RUN } else { FOCUS }).to_string(),
+            criteria: Ordered(options),
+        },
     ));
     for k in &keys {
+        if mid_run {
+            questions.push((
+                k.clone(),
+                ClassifierQuestion::Bool {
+                    instructions: format!(
+                        "To finish user_question, will the agent still need the lines in {k}? Lines that are out of \
+                         date or that the agent has already acted on and moved past are not needed."
+                    ),
+                    criteria: BoolCriteria { yes: format!("{k} is still needed"), no: format!("{k} is not needed") },
+                },
+            ));
+            continue;
+        }
         let mut instructions =
             format!("Does {k} hold lines the final answer relies on, or that a likely follow-up question would need");
         if with_history {
@@ -148,6 +207,8 @@ mod tests {
             parts: 3,
             first_number: 41,
             chunk_texts: &texts,
+            later_calls: &[],
+            superseded: None,
         };
         let v = serde_json::to_value(large_request(&input)).unwrap();
         let state = v["state"].as_object().unwrap();
@@ -209,6 +270,8 @@ mod tests {
             parts: 1,
             first_number: 1,
             chunk_texts: &["x"],
+            later_calls: &[],
+            superseded: None,
         };
         let v = serde_json::to_value(large_request(&input)).unwrap();
         let st = &v["state"];

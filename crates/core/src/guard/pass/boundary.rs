@@ -40,12 +40,24 @@ pub struct Planned {
 ///
 /// The requests are otherwise exactly what serde_json writes for them.
 pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Planned, String> {
+    plan_json_by(input, texts, lengths, &mut |v| plan(&PassInput::from_value(v)))
+}
+
+/// [`plan_json`] with another first step over the same forms: `step` reads
+/// the input (its entries' texts restored) and plans (a checkpoint). A
+/// `dyn` step, not a generic one, so the wasm holds one copy of this path.
+pub fn plan_json_by(
+    input: &[u8],
+    texts: &[u8],
+    lengths: &[u32],
+    step: &mut dyn FnMut(Value) -> Plan,
+) -> Result<Planned, String> {
     let texts = split_texts(texts, lengths)?;
     let mut value: Value = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
     if let Some(entries) = value.get_mut("entries") {
         crate::entry::restore_texts(entries, &texts);
     }
-    let mut plan = plan(&PassInput::from_value(value));
+    let mut plan = step(value);
     let refs = chunk_refs(&mut plan, &texts);
     let requests = crate::guard::json::requests(&plan.requests, &refs);
     Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })

@@ -258,7 +258,6 @@ mod tests {
     use super::*;
     use crate::guard::pass::tests::{answer_items, answer_keeping, grep_text, input, whole_session};
     use crate::guard::pass::{plan, PassInput, Skip};
-    use crate::guard::settings::Settings;
     use serde_json::json;
 
     #[test]
@@ -298,7 +297,7 @@ mod tests {
 
     #[test]
     fn break_even_defers_and_images_work_without_a_classifier() {
-        let inp = PassInput { entries: whole_session(), settings: Settings::default(), classifier: true };
+        let inp = PassInput { entries: whole_session(), ..PassInput::default() };
         let p = plan(&inp);
         let out = finish(&p.pass, &answer_items(&p, |_| 0.05));
         let rec = out.record.unwrap();

@@ -18,7 +18,9 @@
 //!
 //! Whole items (§4: `items`, `exchange`, `images`) are more requests in the
 //! same plan, run by the same limiter, and more results in the same record.
-//! Mid-run checkpoints (§7) will slot in the same way: `Phase` names them.
+//! Mid-run checkpoints (§7, `checkpoint`) choose their items by other gates
+//! and then plan them with the same steps (`plan_items`), so the state, the
+//! requests runner, `finish` and the record are the same; `Phase` names them.
 //!
 //! The pass state is everything `finish` reads. It stays inside the wasm
 //! module between the two steps (the extension holds a handle, see
@@ -30,19 +32,21 @@ pub mod boundary;
 pub mod finish;
 pub mod plan;
 
-pub use boundary::{finish_json, plan_json, Planned};
+pub use boundary::{finish_json, plan_json, plan_json_by, Planned};
 pub use finish::finish;
-pub use plan::plan;
+pub use plan::{plan, plan_items, Items, PlannedItems};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::entry::ContextEntry;
+use crate::guard::cache::MainModel;
 use crate::guard::chunk::{Chunk, Segment};
 use crate::guard::classify::{ClassifierContext, RequestOutcome};
 use crate::guard::exchange::PlannedExchange;
 use crate::guard::images::ImageEdit;
 use crate::guard::items::PlannedSmall;
+use crate::guard::memo::PlacedRecord;
 use crate::guard::outcome::Phase;
 use crate::guard::render::Numbering;
 use crate::guard::settings::Settings;
@@ -58,11 +62,21 @@ pub struct PassInput {
     /// The classifier and its credential are there. Without them only old
     /// images are removed (they need no request).
     pub classifier: bool,
+    /// The main model, for the cache rewrite an edit causes (`cache`).
+    pub model: MainModel,
+    /// The guard's records among `entries` (the memos, `memo`).
+    pub records: Vec<PlacedRecord>,
 }
 
 impl Default for PassInput {
     fn default() -> Self {
-        PassInput { entries: Vec::new(), settings: Settings::default(), classifier: true }
+        PassInput {
+            entries: Vec::new(),
+            settings: Settings::default(),
+            classifier: true,
+            model: MainModel::default(),
+            records: Vec::new(),
+        }
     }
 }
 
@@ -80,6 +94,14 @@ pub enum Skip {
     BelowMinRunChars,
     /// No classifier, and no old image to remove.
     NoClassifier,
+    /// A checkpoint with `midRun` off.
+    MidRunOff,
+    /// A checkpoint found no output or exchange it may judge (§7 eligibility).
+    NothingEligible,
+    /// A checkpoint's eligible items add up to less than the batch (§7).
+    BelowBatch,
+    /// A checkpoint whose cache rewrite would not pay off (§7 break-even).
+    NotPayingOff,
 }
 
 impl Skip {
@@ -90,6 +112,10 @@ impl Skip {
             Skip::NoLargeOutputs => "no-large-outputs",
             Skip::BelowMinRunChars => "below-min-run-chars",
             Skip::NoClassifier => "no-classifier",
+            Skip::MidRunOff => "mid-run-off",
+            Skip::NothingEligible => "nothing-eligible",
+            Skip::BelowBatch => "below-batch",
+            Skip::NotPayingOff => "not-paying-off",
         }
     }
 }
@@ -206,6 +232,8 @@ impl PassInput {
                 _ => Settings::default(),
             },
             classifier: !matches!(f.take("classifier"), Value::Bool(false)),
+            model: MainModel::from_value(f.take("model")),
+            records: f.list("records", PlacedRecord::from_value).into_iter().flatten().collect(),
         }
     }
 }
@@ -239,7 +267,7 @@ fn covers(o: &PlannedOutput) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::guard::decide::Outcome as ResultOutcome;
     use crate::guard::outcome::{Draft, ResultKind};
@@ -264,11 +292,11 @@ mod tests {
             entries.push(entry(&format!("r{i}"), result(&format!("c{i}"), tool, &outputs[i].3)));
         }
         entries.push(entry("end", say("status is set in src/f3.ts.")));
-        PassInput { entries, settings: Settings::default(), classifier: true }
+        PassInput { entries, ..PassInput::default() }
     }
 
     /// Answers that keep the chunks whose text contains `needle`.
-    pub(super) fn answer_keeping(plan: &Plan, needle: &str) -> PassAnswers {
+    pub(crate) fn answer_keeping(plan: &Plan, needle: &str) -> PassAnswers {
         let outcomes = plan
             .requests
             .iter()
@@ -296,7 +324,7 @@ mod tests {
     }
 
     /// Answers every bool question of whole-item requests with `p(key)`.
-    pub(super) fn answer_items(plan: &Plan, p: impl Fn(&str) -> f64) -> PassAnswers {
+    pub(crate) fn answer_items(plan: &Plan, p: impl Fn(&str) -> f64) -> PassAnswers {
         let outcomes = plan
             .requests
             .iter()
@@ -430,7 +458,7 @@ mod tests {
 
     #[test]
     fn whole_items_small_exchanges_and_images_in_one_pass() {
-        let mut inp = PassInput { entries: whole_session(), settings: Settings::default(), classifier: true };
+        let mut inp = PassInput { entries: whole_session(), ..PassInput::default() };
         inp.settings.exchange_break_even = false;
         let p = plan(&inp);
         assert_eq!(p.pass.small.len(), 1);

@@ -1,43 +1,58 @@
 //! Step one of the pass: the classifier requests and the state `finish` reads.
 
+use serde_json::Value;
+
 use crate::entry::ContextEntry;
+use crate::guard::cache::{rewrite, Rewrite};
 use crate::guard::chunk::{chunk, chunk_text, segments};
 use crate::guard::classify::ClassifierContext;
 use crate::guard::decide::{large_request, RequestInput};
 use crate::guard::exchange::PlannedExchange;
-use crate::guard::items::PlannedSmall;
+use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, SmallOutput};
+use crate::guard::memo::{self, exchanges_judged_since};
 use crate::guard::outcome::Phase;
 use crate::guard::render::{file_offset, tool_label};
 use crate::guard::settings::Settings;
-use crate::guard::span::{find_run, large_of, run_outputs};
+use crate::guard::span::{find_run, large_of, run_outputs, Output, Run};
 
 use super::{PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
 
-fn skipped(settings: &Settings, why: Skip) -> Plan {
+pub(crate) fn skipped(settings: &Settings, why: Skip) -> Plan {
     Plan {
         requests: Vec::new(),
         pass: PassState { settings: settings.clone(), skipped: Some(why), ..PassState::default() },
     }
 }
 
-/// Context characters from each entry to the end: the part of the prompt
-/// cache an edit of that entry rewrites.
-fn suffix_chars(entries: &[ContextEntry]) -> Vec<usize> {
-    let mut out = vec![0usize; entries.len()];
-    let mut sum = 0usize;
-    for (i, e) in entries.iter().enumerate().rev() {
-        sum = sum.saturating_add(e.messages.iter().map(crate::size::message_chars).sum());
-        if let Some(slot) = out.get_mut(i) {
-            *slot = sum;
-        }
-    }
-    out
+/// The items a pass judges with the classifier, as its gates chose them
+/// (run end: §3 and §4; a checkpoint: §7).
+#[derive(Debug, Clone, Default)]
+pub struct Items {
+    pub large: Vec<Output>,
+    pub small: Vec<SmallOutput>,
+    pub exchanges: Vec<crate::guard::exchange::Span>,
+}
+
+/// The requests of a pass's items and the planned items `finish` reads.
+#[derive(Debug, Clone, Default)]
+pub struct PlannedItems {
+    pub requests: Vec<ClassifierContext>,
+    pub outputs: Vec<PlannedOutput>,
+    pub large_rewrite: Vec<usize>,
+    pub small: Vec<PlannedSmall>,
+    pub exchanges: Vec<PlannedExchange>,
+}
+
+/// Provider requests the session has had so far (assistant messages).
+pub(crate) fn requests_so_far(entries: &[ContextEntry]) -> usize {
+    entries.iter().filter(|e| matches!(e.messages.first(), Some(crate::entry::Message::Assistant { .. }))).count()
 }
 
 /// Step one: the run; its large outputs, their chunks and segments and one
 /// classifier request per segment that may be sent; its small outputs and
-/// the old exchanges, batched as whole items; and the old images, which need
-/// no request. Without a classifier only the images.
+/// the old exchanges (not judged earlier in this run), batched as whole
+/// items; and the old images, which need no request. Without a classifier
+/// only the images.
 pub fn plan(input: &PassInput) -> Plan {
     let s = &input.settings;
     if !s.enabled {
@@ -47,21 +62,14 @@ pub fn plan(input: &PassInput) -> Plan {
     let Some(run) = find_run(entries, s) else {
         return skipped(s, Skip::NoRun);
     };
-    let suffix = suffix_chars(entries);
-    let rewrite = |i: usize| suffix.get(i).copied().unwrap_or(0);
+    let measure = rewrite(&input.model, entries);
     let index_of = |id: &str| entries.iter().position(|e| e.id == id).unwrap_or(0);
     let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
     for im in &mut images {
-        im.rewrite_chars = rewrite(index_of(&im.entry_id));
+        im.rewrite_chars = measure.from(index_of(&im.entry_id));
     }
-    let requests_so_far =
-        entries.iter().filter(|e| matches!(e.messages.first(), Some(crate::entry::Message::Assistant { .. }))).count();
 
-    let mut requests = Vec::new();
-    let mut outputs = Vec::new();
-    let mut large_rewrite = Vec::new();
-    let mut small = Vec::new();
-    let mut exchanges = Vec::new();
+    let mut planned = PlannedItems::default();
     let mut large_skip = None;
     if input.classifier {
         // Read once for both sizes: each candidate holds its output's text.
@@ -73,42 +81,69 @@ pub fn plan(input: &PassInput) -> Plan {
         } else if large.below_min_run {
             large_skip = Some(Skip::BelowMinRunChars);
         }
-        for o in large.outputs {
-            large_rewrite.push(rewrite(o.entry_index));
-            outputs.push(plan_large(o, &run, s, &mut requests));
-        }
-        plan_small(small_candidates, entries, &run, s, &rewrite, &mut requests, &mut small);
-        plan_exchanges(entries, &run, s, &rewrite, &mut requests, &mut exchanges);
+        let judged = exchanges_judged_since(&input.records, run.prompt_index);
+        let items = Items {
+            large: large.outputs,
+            small: small_of(small_candidates, entries, &run, s),
+            exchanges: crate::guard::exchange::candidates(entries, &run, s)
+                .into_iter()
+                .filter(|x| !memo::contains(&judged, &x.prompt_id))
+                .collect(),
+        };
+        planned = plan_items(items, entries, &run, s, &measure);
     } else {
         large_skip = Some(Skip::NoClassifier);
     }
-    if requests.is_empty() && images.is_empty() {
+    if planned.requests.is_empty() && images.is_empty() {
         return skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
     }
-    let count = requests.len();
+    let count = planned.requests.len();
     Plan {
-        requests,
+        requests: planned.requests,
         pass: PassState {
             phase: Phase::RunEnd,
             settings: s.clone(),
             skipped: None,
             requests: count,
             answer: run.answer,
-            outputs,
-            large_rewrite,
-            small,
-            exchanges,
+            outputs: planned.outputs,
+            large_rewrite: planned.large_rewrite,
+            small: planned.small,
+            exchanges: planned.exchanges,
             images,
-            requests_so_far,
+            requests_so_far: requests_so_far(entries),
         },
     }
 }
 
+/// The requests of chosen items, all in one list (large outputs by segment,
+/// then small outputs and exchanges in batches), with each item's cache
+/// rewrite from `measure`. A checkpoint's run (`run.mid_run`) gets the
+/// checkpoint's requests: each large output also carries the calls made
+/// after it and whether one superseded it.
+pub fn plan_items(items: Items, entries: &[ContextEntry], run: &Run, s: &Settings, measure: &Rewrite) -> PlannedItems {
+    let mut out = PlannedItems::default();
+    let calls = if run.mid_run { run_calls(entries, run) } else { Vec::new() };
+    for o in items.large {
+        out.large_rewrite.push(measure.from(o.entry_index));
+        let later: Vec<(&str, &Value)> =
+            calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a)).collect();
+        let labels: Vec<String> = later.iter().map(|(n, a)| tool_label(n, a)).collect();
+        let superseded = superseded_by(&o.tool, &o.arguments, later.iter().copied());
+        out.outputs.push(plan_large(o, run, s, &labels, superseded.as_deref(), &mut out.requests));
+    }
+    plan_small(items.small, run, s, measure, &mut out.requests, &mut out.small);
+    plan_exchanges(items.exchanges, entries, run, s, measure, &mut out.requests, &mut out.exchanges);
+    out
+}
+
 /// One large output cut into chunks and segments, one request per sendable segment.
 fn plan_large(
-    o: crate::guard::span::Output,
-    run: &crate::guard::span::Run,
+    o: Output,
+    run: &Run,
     s: &Settings,
+    later_calls: &[String],
+    superseded: Option<&str>,
     requests: &mut Vec<ClassifierContext>,
 ) -> PlannedOutput {
     let chunked = chunk(&o.text);
@@ -136,6 +171,8 @@ fn plan_large(
             parts,
             first_number: seg.first + 1,
             chunk_texts: &texts,
+            later_calls,
+            superseded,
         }));
         planned.push(PlannedSegment { segment: seg, request: Some(requests.len() - 1) });
     }
@@ -157,16 +194,14 @@ fn plan_large(
 
 /// The small outputs in batches (§4 "Batching"), keyed `output_N` across the pass.
 fn plan_small(
-    candidates: Vec<crate::guard::span::Output>,
-    entries: &[ContextEntry],
-    run: &crate::guard::span::Run,
+    candidates: Vec<SmallOutput>,
+    run: &Run,
     s: &Settings,
-    rewrite: &dyn Fn(usize) -> usize,
+    measure: &Rewrite,
     requests: &mut Vec<ClassifierContext>,
     out: &mut Vec<PlannedSmall>,
 ) {
-    use crate::guard::items::{batches, output_key, small_item, small_item_chars, small_of, small_request};
-    let candidates = small_of(candidates, entries, run, s);
+    use crate::guard::items::{batches, output_key, small_item, small_item_chars, small_request};
     let items: Vec<_> = candidates.iter().map(small_item).collect();
     let sizes: Vec<usize> = items.iter().map(small_item_chars).collect();
     for (first, count) in batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
@@ -182,7 +217,7 @@ fn plan_small(
                 chars: c.output.chars,
                 key: key.clone(),
                 request,
-                rewrite_chars: rewrite(c.output.entry_index),
+                rewrite_chars: measure.from(c.output.entry_index),
             });
             batch.push((key, item.clone()));
         }
@@ -192,15 +227,15 @@ fn plan_small(
 
 /// The eligible old exchanges in batches, keyed `exchange_N`.
 fn plan_exchanges(
+    spans: Vec<crate::guard::exchange::Span>,
     entries: &[ContextEntry],
-    run: &crate::guard::span::Run,
+    run: &Run,
     s: &Settings,
-    rewrite: &dyn Fn(usize) -> usize,
+    measure: &Rewrite,
     requests: &mut Vec<ClassifierContext>,
     out: &mut Vec<PlannedExchange>,
 ) {
-    use crate::guard::exchange::{candidates, exchange_key, item, item_chars, request, stub, STUB_QUOTE};
-    let spans = candidates(entries, run, s);
+    use crate::guard::exchange::{exchange_key, item, item_chars, request, stub, STUB_QUOTE};
     let items: Vec<_> = spans.iter().map(item).collect();
     let sizes: Vec<usize> = items.iter().map(item_chars).collect();
     for (first, count) in crate::guard::items::batches(&sizes, s.max_segment_chars, s.max_chunks_per_segment) {
@@ -217,7 +252,7 @@ fn plan_exchanges(
                 stub: stub(x),
                 key: key.clone(),
                 request: req,
-                rewrite_chars: rewrite(x.prompt_index),
+                rewrite_chars: measure.from(x.prompt_index),
             });
             batch.push((key, it.clone()));
         }

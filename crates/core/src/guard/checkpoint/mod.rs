@@ -1,0 +1,264 @@
+//! Mid-run checkpoints (guard.md §7): at a `turn_end` of a long run, judge
+//! the outputs the agent has moved past, before the run ends.
+//!
+//! For: which items a checkpoint may judge (eligibility: age, memo, recall
+//! never), the batch gate, the break-even, and the plan of what passes them.
+//! The requests, `finish`, the drafts and the record are the run-end pass's
+//! (`pass::plan_items`, `pass::finish`), with the checkpoint's wording (a
+//! `Run` with `mid_run`, see `decide`, `items`, `exchange`), phase `mid-run`
+//! and `midRunChunkKeepThreshold`. Not for: when to call it (the extension
+//! calls it at a completed `turn_end` whose assistant message has tool calls)
+//! or running the requests.
+//!
+//! **The entry point** is [`plan`] (and [`plan_json`] over the boundary's
+//! forms), then `pass::finish` / `pass::finish_json` on the plan's state.
+//! [`Gates`] says which gates apply: [`Gates::MidRun`] is §7;
+//! [`Gates::EveryEligible`] (issue 9 part 3, distilling before Pi compacts:
+//! compaction rewrites everything anyway) drops the age gate, the batch and
+//! the break-even and plans every eligible output and exchange. The
+//! [`Gate`] figures say what the gates measured, for `/guard`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::entry::{ContextEntry, Message};
+use crate::guard::cache::rewrite;
+use crate::guard::exchange::{self, Span};
+use crate::guard::items::small_of;
+use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run};
+use crate::guard::outcome::Phase;
+use crate::guard::pass::plan::{requests_so_far, skipped};
+use crate::guard::pass::{plan_items, Items, PassInput, PassState, Plan, Planned, Skip};
+use crate::guard::span::{find_run, run_outputs, Output};
+
+/// Outputs of this tool are never judged mid-run: the model just asked for
+/// them (seed 001 DESIGN.md: judging them made models recall the same entry
+/// again). At run end they are judged like other outputs.
+pub const RECALL_TOOL: &str = "recall";
+
+/// Which gates a checkpoint applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gates {
+    /// §7: `midRun` on; outputs ≥ `midRunMinAgeTurns` turns old; the batch
+    /// (`midRunBatchChars`, `midRunBatchCharsOpenAI` for `openai-codex`);
+    /// the break-even when `midRunBreakEven`.
+    #[default]
+    MidRun,
+    /// Every eligible output and exchange (the memo and the candidate rules
+    /// still apply): no age gate, no batch, no break-even, `midRun` not read.
+    EveryEligible,
+}
+
+impl Gates {
+    pub fn parse(s: &str) -> Option<Gates> {
+        match s {
+            "mid-run" => Some(Gates::MidRun),
+            "every-eligible" => Some(Gates::EveryEligible),
+            _ => None,
+        }
+    }
+}
+
+/// What a checkpoint reads: the run-end pass's input (entries, settings,
+/// classifier, main model, records) and its gates.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct CheckpointInput {
+    #[serde(flatten)]
+    pub pass: PassInput,
+    pub gates: Gates,
+}
+
+impl CheckpointInput {
+    /// `PassInput`'s fields plus `gates` (`"mid-run"`, the default, or
+    /// `"every-eligible"`; anything else reads as `"mid-run"`, the stricter).
+    pub fn from_value(mut v: Value) -> CheckpointInput {
+        let gates = v
+            .as_object_mut()
+            .and_then(|o| o.remove("gates"))
+            .and_then(|g| g.as_str().and_then(Gates::parse))
+            .unwrap_or_default();
+        CheckpointInput { pass: PassInput::from_value(v), gates }
+    }
+}
+
+crate::deserialize_via_value!(CheckpointInput);
+
+/// What the gates measured (for `/guard`'s "skipped" line and the tests).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Gate {
+    pub gates: Gates,
+    /// Eligible items: large and small outputs, and exchanges.
+    pub outputs: usize,
+    pub exchanges: usize,
+    /// Their characters together (the batch's "pending chars").
+    pub pending_chars: usize,
+    /// The batch they must reach (0 when not gated).
+    pub batch_chars: usize,
+    /// Assistant messages of the run so far (the break-even's "turns so far").
+    pub turns: usize,
+    /// The break-even's factor and the rewrite it weighed (0 when not gated).
+    pub factor: usize,
+    pub rewrite_chars: usize,
+    /// The whole batch failed the break-even and the outputs alone passed:
+    /// the exchanges wait for run end.
+    pub outputs_only: bool,
+}
+
+/// A checkpoint's plan (its `pass.phase` is `MidRun`) and what the gates measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    pub plan: Plan,
+    pub gate: Gate,
+}
+
+/// The break-even (§7): `pending chars × turns so far ≥ factor × rewrite
+/// chars`. "Turns so far" stands in for the turns still to come (seed 001
+/// DESIGN.md), each of which reads `pending` characters fewer.
+pub fn pays_off(pending_chars: usize, turns: usize, rewrite_chars: usize, factor: usize) -> bool {
+    pending_chars.saturating_mul(turns) >= rewrite_chars.saturating_mul(factor)
+}
+
+/// The checkpoint's first step: the eligible items, the gates, then the
+/// requests of what passed, planned as the run-end pass plans them. Finish
+/// it with `pass::finish`.
+pub fn plan(input: &CheckpointInput) -> Checkpoint {
+    let p = &input.pass;
+    let s = &p.settings;
+    let mut gate = Gate { gates: input.gates, ..Gate::default() };
+    let skip = |why: Skip, gate: Gate| Checkpoint { plan: skipped(s, why), gate };
+    if !s.enabled {
+        return skip(Skip::Off, gate);
+    }
+    if input.gates == Gates::MidRun && !s.mid_run {
+        return skip(Skip::MidRunOff, gate);
+    }
+    if !p.classifier {
+        return skip(Skip::NoClassifier, gate);
+    }
+    let entries = &p.entries;
+    let Some(mut run) = find_run(entries, s) else {
+        return skip(Skip::NoRun, gate);
+    };
+    run.mid_run = true;
+
+    // Turn = assistant message of the run; an output's age is the turns
+    // after the one that called it.
+    let turn_at = turns_before(entries, run.prompt_index);
+    gate.turns = turn_at.last().copied().unwrap_or(0);
+    let age = |o: &Output| gate.turns.saturating_sub(turn_at.get(o.entry_index).copied().unwrap_or(0));
+    let memo = judged_mid_run(&p.records);
+    let outputs: Vec<Output> = run_outputs(entries, &run, s)
+        .into_iter()
+        .filter(|o| o.tool != RECALL_TOOL && !contains(&memo, &o.entry_id))
+        .filter(|o| input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns)
+        .collect();
+    let (large, rest): (Vec<Output>, Vec<Output>) = outputs.into_iter().partition(|o| o.chars >= s.min_result_chars);
+    let small = small_of(rest, entries, &run, s);
+    let judged = exchanges_judged_since(&p.records, run.prompt_index);
+    let mut exchanges: Vec<Span> =
+        exchange::candidates(entries, &run, s).into_iter().filter(|x| !contains(&judged, &x.prompt_id)).collect();
+
+    gate.outputs = large.len() + small.len();
+    gate.exchanges = exchanges.len();
+    let output_chars =
+        large.iter().chain(small.iter().map(|o| &o.output)).fold(0usize, |a, o| a.saturating_add(o.chars));
+    let exchange_chars = exchanges.iter().fold(0usize, |a, x| a.saturating_add(x.chars));
+    gate.pending_chars = output_chars.saturating_add(exchange_chars);
+    if gate.outputs + gate.exchanges == 0 {
+        return skip(Skip::NothingEligible, gate);
+    }
+
+    let measure = rewrite(&p.model, entries);
+    let cache = measure.cache();
+    if input.gates == Gates::MidRun {
+        gate.batch_chars = if cache == crate::guard::cache::Cache::OpenAiCodex {
+            s.mid_run_batch_chars_openai
+        } else {
+            s.mid_run_batch_chars
+        };
+        if gate.pending_chars < gate.batch_chars {
+            return skip(Skip::BelowBatch, gate);
+        }
+        if s.mid_run_break_even {
+            gate.factor = cache.checkpoint_factor();
+            let first_output =
+                large.iter().chain(small.iter().map(|o| &o.output)).map(|o| o.entry_index).min().unwrap_or(usize::MAX);
+            let first_exchange = exchanges.iter().map(|x| x.prompt_index).min().unwrap_or(usize::MAX);
+            gate.rewrite_chars = measure.from(first_output.min(first_exchange));
+            if !pays_off(gate.pending_chars, gate.turns, gate.rewrite_chars, gate.factor) {
+                // Outputs alone rewrite less (an exchange comes before them); the exchanges wait for run end.
+                let alone = measure.from(first_output);
+                if gate.exchanges == 0 || gate.outputs == 0 || !pays_off(output_chars, gate.turns, alone, gate.factor) {
+                    return skip(Skip::NotPayingOff, gate);
+                }
+                gate.outputs_only = true;
+                gate.pending_chars = output_chars;
+                gate.rewrite_chars = alone;
+                exchanges.clear();
+            }
+        }
+    }
+
+    let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure);
+    let mut settings = s.clone();
+    // The checkpoint's own threshold decides chunks (§7; seed 001 JEV.md "Checkpoint wording").
+    settings.chunk_keep_threshold = s.mid_run_chunk_keep_threshold;
+    // There is no final answer to cite yet.
+    settings.keep_cited_files = false;
+    // The checkpoint's break-even already weighed its exchanges with everything else.
+    settings.exchange_break_even = false;
+    let count = planned.requests.len();
+    Checkpoint {
+        plan: Plan {
+            requests: planned.requests,
+            pass: PassState {
+                phase: Phase::MidRun,
+                settings,
+                skipped: None,
+                requests: count,
+                answer: String::new(),
+                outputs: planned.outputs,
+                large_rewrite: planned.large_rewrite,
+                small: planned.small,
+                exchanges: planned.exchanges,
+                images: Vec::new(),
+                requests_so_far: requests_so_far(entries),
+            },
+        },
+        gate,
+    }
+}
+
+/// For each entry index (and one past the end), the assistant messages of
+/// the run before it: an output's call is in turn `turns_before[output]`,
+/// and the last value is the run's turns so far.
+fn turns_before(entries: &[ContextEntry], prompt_index: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(entries.len() + 1);
+    let mut n = 0usize;
+    for (i, e) in entries.iter().enumerate() {
+        out.push(n);
+        if i > prompt_index {
+            n += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+        }
+    }
+    out.push(n);
+    out
+}
+
+/// [`plan`] over the boundary's forms (`pass::plan_json`'s: the JSON of
+/// [`CheckpointInput`] with long texts out of line); the [`Planned`] is
+/// finished by `pass::finish_json` like a run-end pass's.
+pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<(Planned, Gate), String> {
+    let mut gate = Gate::default();
+    let planned = crate::guard::pass::plan_json_by(input, texts, lengths, &mut |v| {
+        let c = plan(&CheckpointInput::from_value(v));
+        gate = c.gate;
+        c.plan
+    })?;
+    Ok((planned, gate))
+}
+
+#[cfg(test)]
+mod tests;

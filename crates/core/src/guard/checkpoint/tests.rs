@@ -1,0 +1,324 @@
+//! The checkpoint's gates with worked numbers, its request, and how run end
+//! treats what a checkpoint kept or distilled.
+
+use super::*;
+use crate::entry::{Block, ContextEntry, Message};
+use crate::guard::cache::MainModel;
+use crate::guard::classify::RequestOutcome;
+use crate::guard::decide::Outcome as ResultOutcome;
+use crate::guard::memo::tests::record;
+use crate::guard::memo::PlacedRecord;
+use crate::guard::outcome::{Draft, ResultKind};
+use crate::guard::pass::tests::{answer_items, answer_keeping};
+use crate::guard::pass::{finish, PassAnswers};
+use crate::guard::settings::Settings;
+use crate::guard::span::tests::{call, entry, result, say, user};
+use serde_json::{json, Value};
+
+/// Every call is `bash {"command":"t"}`: 4 + 15 = 19 characters.
+const CALL: usize = 19;
+
+/// A run: the prompt, then one turn per size (a call and its output of that
+/// many characters, `line\n` repeated), the last turn being the current one.
+fn run(prompt: &str, sizes: &[usize]) -> Vec<ContextEntry> {
+    let mut e = vec![entry("u", user(prompt))];
+    for (k, &n) in sizes.iter().enumerate() {
+        e.push(entry(&format!("a{k}"), call(&format!("c{k}"), "bash", json!({"command": "t"}))));
+        e.push(entry(&format!("r{k}"), result(&format!("c{k}"), "bash", &"line\n".repeat(n / 5))));
+    }
+    e
+}
+
+/// Three earlier exchanges of 3,028 characters each (prompt 5, call 19,
+/// output 3,000, reply 4); the last two are recent, so only `o0` is eligible.
+fn earlier() -> Vec<ContextEntry> {
+    let mut e = Vec::new();
+    for n in 0..3 {
+        e.push(entry(&format!("o{n}"), user(&format!("old {n}"))));
+        e.push(entry(&format!("oa{n}"), call(&format!("oc{n}"), "bash", json!({"command": "t"}))));
+        e.push(entry(&format!("or{n}"), result(&format!("oc{n}"), "bash", &"x".repeat(3000))));
+        e.push(entry(&format!("os{n}"), say("done")));
+    }
+    e
+}
+
+fn input(entries: Vec<ContextEntry>, provider: &str, api: &str) -> CheckpointInput {
+    CheckpointInput {
+        pass: PassInput {
+            entries,
+            model: MainModel { provider: provider.into(), api: api.into() },
+            ..PassInput::default()
+        },
+        gates: Gates::MidRun,
+    }
+}
+
+fn sizes(big: usize, small: usize) -> Vec<usize> {
+    let mut v = vec![20_000; big];
+    v.extend(std::iter::repeat_n(100, small));
+    v
+}
+
+#[test]
+fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
+    // 40 turns: outputs of turns 1–4 are 20,000 each, the rest 100 (below
+    // smallResultMinChars). Pending 80,000; rewrite from r0: outputs 80,000 +
+    // 36 × 100 + 39 later calls × 19 = 84,341.
+    let c = plan(&input(run("fix the tests", &sizes(4, 36)), "faux", "faux"));
+    assert_eq!(c.plan.pass.skipped, None);
+    let g = &c.gate;
+    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.batch_chars), (4, 0, 80_000, 60_000));
+    assert_eq!((g.turns, g.factor, g.rewrite_chars), (40, 16, 80_000 + 3_600 + 39 * CALL));
+    // 80,000 × 40 = 3,200,000 ≥ 16 × 84,341 = 1,349,456.
+    assert!(pays_off(80_000, 40, 84_341, 16));
+    assert_eq!(c.plan.pass.phase, Phase::MidRun);
+    assert_eq!(c.plan.pass.outputs.len(), 4);
+    assert_eq!(c.plan.pass.settings.chunk_keep_threshold, Settings::default().mid_run_chunk_keep_threshold);
+}
+
+#[test]
+fn a_short_run_does_not_pay_off() {
+    // 8 turns: pending 80,000 × 8 = 640,000 < 16 × (80,400 + 7 × 19 = 80,533) = 1,288,528.
+    let c = plan(&input(run("fix the tests", &sizes(4, 4)), "faux", "faux"));
+    assert_eq!(c.plan.pass.skipped, Some(Skip::NotPayingOff));
+    assert_eq!((c.gate.pending_chars, c.gate.turns, c.gate.rewrite_chars, c.gate.factor), (80_000, 8, 80_533, 16));
+    assert!(c.plan.requests.is_empty());
+    // midRunBreakEven false checkpoints purely for room.
+    let mut i = input(run("fix the tests", &sizes(4, 4)), "faux", "faux");
+    i.pass.settings.mid_run_break_even = false;
+    let c = plan(&i);
+    assert_eq!((c.plan.pass.skipped, c.gate.factor), (None, 0));
+}
+
+#[test]
+fn codex_and_anthropic_weigh_the_whole_context() {
+    // A 150,000-character prompt before the outputs: the prefix rule does not
+    // count it, the whole-context rules do. Whole = 150,000 + 40 × 19 + 83,600 = 234,360.
+    let whole = 150_000 + 40 * CALL + 83_600;
+    let entries = run(&"q".repeat(150_000), &sizes(4, 36));
+    let prefix = plan(&input(entries.clone(), "faux", "faux"));
+    assert_eq!((prefix.plan.pass.skipped, prefix.gate.rewrite_chars), (None, 84_341));
+    // Codex: 3,200,000 ≥ 13 × 234,360 = 3,046,680.
+    let codex = plan(&input(entries.clone(), "openai-codex", "openai-codex-responses"));
+    assert_eq!((codex.plan.pass.skipped, codex.gate.factor, codex.gate.rewrite_chars), (None, 13, whole));
+    // Anthropic: 3,200,000 < 16 × 234,360 = 3,749,760.
+    let anthropic = plan(&input(entries, "anthropic", "anthropic-messages"));
+    assert_eq!(anthropic.plan.pass.skipped, Some(Skip::NotPayingOff));
+    assert_eq!((anthropic.gate.factor, anthropic.gate.rewrite_chars), (16, whole));
+}
+
+#[test]
+fn when_the_whole_batch_fails_the_outputs_alone_go_and_exchanges_wait() {
+    // 17 turns after three earlier exchanges. Whole batch: 80,000 + 3,028 =
+    // 83,028 pending × 17 = 1,411,476 < 16 × the whole context (9,084 + 13 +
+    // 17 × 19 + 81,300 = 90,720) = 1,451,520. Outputs alone: 80,000 × 17 =
+    // 1,360,000 ≥ 16 × (81,300 + 16 × 19 = 81,604) = 1,305,664.
+    let mut entries = earlier();
+    entries.extend(run("fix the tests", &sizes(4, 13)));
+    let c = plan(&input(entries.clone(), "faux", "faux"));
+    assert_eq!(c.plan.pass.skipped, None);
+    let g = &c.gate;
+    assert!(g.outputs_only);
+    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.turns, g.rewrite_chars), (4, 1, 80_000, 17, 81_604));
+    assert!(!pays_off(83_028, 17, 90_720, 16));
+    assert!(c.plan.pass.exchanges.is_empty());
+    // With one more turn the whole batch pays and the exchange goes with it.
+    let mut more = earlier();
+    more.extend(run("fix the tests", &sizes(4, 24)));
+    let c = plan(&input(more, "faux", "faux"));
+    assert_eq!((c.gate.outputs_only, c.plan.pass.exchanges.len()), (false, 1));
+}
+
+#[test]
+fn the_age_gate_and_the_batch() {
+    // Four turns: the first output is 3 turns old, below midRunMinAgeTurns (4).
+    let c = plan(&input(run("t", &[20_000, 20_000, 20_000, 20_000]), "faux", "faux"));
+    assert_eq!((c.plan.pass.skipped, c.gate.turns), (Some(Skip::NothingEligible), 4));
+    // Five turns: only the first is 4 turns old, 20,000 < 60,000.
+    let c = plan(&input(run("t", &[20_000; 5]), "faux", "faux"));
+    assert_eq!((c.plan.pass.skipped, c.gate.outputs, c.gate.pending_chars), (Some(Skip::BelowBatch), 1, 20_000));
+    // midRunBatchCharsOpenAI is the batch for openai-codex.
+    let mut i = input(run("t", &[20_000; 5]), "openai-codex", "openai-codex-responses");
+    i.pass.settings.mid_run_batch_chars_openai = 10_000;
+    i.pass.settings.mid_run_break_even = false;
+    let c = plan(&i);
+    assert_eq!((c.plan.pass.skipped, c.gate.batch_chars), (None, 10_000));
+    // Every eligible: no age, batch or break-even.
+    let mut i = input(run("t", &[20_000, 500]), "faux", "faux");
+    i.gates = Gates::EveryEligible;
+    let c = plan(&i);
+    assert_eq!((c.plan.pass.skipped, c.gate.outputs, c.gate.batch_chars, c.gate.factor), (None, 2, 0, 0));
+    assert_eq!((c.plan.pass.outputs.len(), c.plan.pass.small.len()), (1, 1));
+}
+
+#[test]
+fn off_no_classifier_no_run() {
+    let mut i = input(run("t", &sizes(4, 36)), "faux", "faux");
+    i.pass.settings.mid_run = false;
+    assert_eq!(plan(&i).plan.pass.skipped, Some(Skip::MidRunOff));
+    i.gates = Gates::EveryEligible;
+    assert_eq!(plan(&i).plan.pass.skipped, None, "midRun is the mid-run gate's setting only");
+    i.pass.settings.enabled = false;
+    assert_eq!(plan(&i).plan.pass.skipped, Some(Skip::Off));
+    let mut i = input(run("t", &sizes(4, 36)), "faux", "faux");
+    i.pass.classifier = false;
+    assert_eq!(plan(&i).plan.pass.skipped, Some(Skip::NoClassifier));
+    assert_eq!(plan(&input(Vec::new(), "", "")).plan.pass.skipped, Some(Skip::NoRun));
+}
+
+#[test]
+fn the_memo_and_recall_outputs() {
+    let mut entries = run("t", &sizes(4, 36));
+    // r1 was judged at an earlier checkpoint; r2's answer timed out (asked again).
+    let data = record("mid-run", &[("large", "r1", "whole-needed"), ("large", "r2", "timeout")]);
+    entries.insert(20, ContextEntry { id: "rec".into(), entry_type: "custom".into(), messages: vec![], raw: None });
+    let records = vec![PlacedRecord::from_value(json!({"at": 20, "data": data})).unwrap()];
+    // r3 is a recall output.
+    if let [Message::ToolResult { tool_name, .. }] = entries[8].messages.as_mut_slice() {
+        *tool_name = "recall".into();
+    }
+    if let [Message::Assistant { content, .. }] = entries[7].messages.as_mut_slice() {
+        content[0] = Block::ToolCall { id: "c3".into(), name: "recall".into(), arguments: json!({"entryId": "x"}) };
+    }
+    let mut i = input(entries, "faux", "faux");
+    i.pass.records = records;
+    i.pass.settings.mid_run_break_even = false;
+    i.pass.settings.mid_run_batch_chars = 40_000;
+    let c = plan(&i);
+    let ids: Vec<&str> = c.plan.pass.outputs.iter().map(|o| o.entry_id.as_str()).collect();
+    assert_eq!(ids, ["r0", "r2"]);
+}
+
+fn chunks_and_questions(c: &Checkpoint, at: usize) -> Value {
+    serde_json::to_value(&c.plan.requests[at]).unwrap()
+}
+
+#[test]
+fn the_request_has_progress_later_calls_and_superseded_and_no_answer() {
+    let mut entries = run("fix the tests", &sizes(4, 36));
+    // Notes: an earlier one and the latest.
+    entries.insert(3, entry("n1", say("Running the tests first.")));
+    entries.push(entry("n2", say("Fixed parser.rs; rerunning.")));
+    let c = plan(&input(entries, "faux", "faux"));
+    let v = chunks_and_questions(&c, 0);
+    let st = &v["state"];
+    assert!(st.get("final_answer").is_none() && st.get("agent_notes_during_the_run").is_none());
+    assert_eq!(st["agent_progress"]["latest_note"], "Fixed parser.rs; rerunning.");
+    assert_eq!(st["agent_progress"]["earlier_notes"], "Running the tests first.");
+    // r0 was followed by 39 calls: the first and last 15 around a gap line.
+    let later = st["later_tool_calls"].as_array().unwrap();
+    assert_eq!(later.len(), 31);
+    assert_eq!(later[15], "[… 9 more calls …]");
+    assert_eq!(later[0], "bash `t`");
+    assert_eq!(st["superseded"], "the same command was run again later in the run");
+    assert!(st["situation"].as_str().unwrap().starts_with("A coding agent is still working"));
+    let q = &v["questions"];
+    assert!(q["chunk_1"]["instructions"]
+        .as_str()
+        .unwrap()
+        .starts_with("To finish user_question, will the agent still need"));
+    assert!(q["keep_whole"]["instructions"].as_str().unwrap().contains("already acted on"));
+    // The fast writer writes the checkpoint's fields as serde_json does.
+    assert_eq!(crate::guard::json::requests(&c.plan.requests, &[]), serde_json::to_string(&c.plan.requests).unwrap());
+}
+
+/// Applies a checkpoint's drafts to the entries as Pi's projection shows
+/// them: the edited result's visible content replaced, its raw kept; the
+/// record appended as a custom entry.
+fn apply(entries: &mut Vec<ContextEntry>, drafts: &[Draft]) -> Vec<PlacedRecord> {
+    let mut records = Vec::new();
+    for d in drafts {
+        match d {
+            Draft::ContextEdit { target_id, replacement: Some(r) } => {
+                let e = entries.iter_mut().find(|e| &e.id == target_id).unwrap();
+                let raw = e.messages[0].clone();
+                if let Message::ToolResult { content, .. } = &mut e.messages[0] {
+                    *content = r.content.iter().map(|b| Block::Text { text: b.text.clone() }).collect();
+                }
+                e.raw = Some(raw);
+            }
+            Draft::Custom { data, .. } => {
+                entries.push(ContextEntry {
+                    id: "rec".into(),
+                    entry_type: "custom".into(),
+                    messages: vec![],
+                    raw: None,
+                });
+                records.push(PlacedRecord { at: entries.len() - 1, record: data.clone() });
+            }
+            Draft::ContextEdit { .. } => {}
+        }
+    }
+    records
+}
+
+#[test]
+fn kept_outputs_are_judged_again_at_run_end_and_distilled_ones_are_not() {
+    let mut entries = run("fix the tests", &sizes(4, 36));
+    // r0 keeps only the chunk with a marker line; the others answer keep_whole.
+    if let [Message::ToolResult { content, .. }] = entries[2].messages.as_mut_slice() {
+        content[0] = Block::Text { text: format!("{}FAIL parser\n{}", "line\n".repeat(2000), "line\n".repeat(1998)) };
+    }
+    let c = plan(&input(entries.clone(), "faux", "faux"));
+    let mut answers = answer_keeping(&c.plan, "FAIL parser");
+    for (k, o) in c.plan.pass.outputs.iter().enumerate().skip(1) {
+        let request = o.segments[0].request.unwrap();
+        answers.outcomes[request] = RequestOutcome::Answered {
+            answers: json!({"keep_whole": {"probability": 0.9}, "focus": {"choice": "whole", "confidence": 0.9}}),
+            input_tokens: 1.0,
+            cost_usd: 0.0,
+        };
+        assert_eq!(o.entry_id, format!("r{k}"));
+    }
+    let out = finish(&c.plan.pass, &answers);
+    let rec = out.record.clone().unwrap();
+    assert_eq!(rec.phase, Phase::MidRun);
+    let outcomes: Vec<ResultOutcome> = rec.results.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes[0], ResultOutcome::Distilled);
+    assert!(outcomes[1..].iter().all(|o| *o == ResultOutcome::Kept));
+    let records = apply(&mut entries, &out.entries);
+
+    // The next checkpoint judges none of them again (the memo).
+    let mut again = input(entries.clone(), "faux", "faux");
+    again.pass.records = records.clone();
+    assert_eq!(plan(&again).plan.pass.skipped, Some(Skip::NothingEligible));
+
+    // Run end: the final answer, then the kept outputs are candidates again; the distilled one is not.
+    entries.push(entry("end", say("All tests pass.")));
+    let run_end = crate::guard::pass::plan(&PassInput { entries, records, ..PassInput::default() });
+    let ids: Vec<&str> = run_end.pass.outputs.iter().map(|o| o.entry_id.as_str()).collect();
+    assert_eq!(ids, ["r1", "r2", "r3"]);
+    assert_eq!(run_end.pass.phase, Phase::RunEnd);
+}
+
+#[test]
+fn exchanges_judged_mid_run_are_not_asked_again_in_the_run() {
+    let mut entries = earlier();
+    entries.extend(run("fix the tests", &sizes(4, 24)));
+    let c = plan(&input(entries.clone(), "faux", "faux"));
+    assert_eq!(c.plan.pass.exchanges.len(), 1);
+    let out = finish(&c.plan.pass, &answer_items(&c.plan, |_| 0.9));
+    let rec = out.record.clone().unwrap();
+    let ex: Vec<_> = rec.results.iter().filter(|r| r.kind == ResultKind::Exchange).collect();
+    assert_eq!((ex[0].entry_id.as_str(), ex[0].reason.as_str()), ("o0", "related"));
+    let records = apply(&mut entries, &out.entries);
+    entries.push(entry("end", say("done")));
+    let run_end = crate::guard::pass::plan(&PassInput { entries, records, ..PassInput::default() });
+    assert!(run_end.pass.exchanges.is_empty(), "judged in this run already");
+}
+
+#[test]
+fn the_boundary_form_plans_the_same_checkpoint() {
+    let i = input(run("fix the tests", &sizes(4, 36)), "faux", "faux");
+    let (planned, gate) = plan_json(&serde_json::to_vec(&i).unwrap(), &[], &[]).unwrap();
+    let c = plan(&i);
+    assert_eq!(gate, c.gate);
+    assert_eq!(planned.requests, serde_json::to_string(&c.plan.requests).unwrap());
+    assert_eq!(planned.state, c.plan.pass);
+    let mut v = serde_json::to_value(&i).unwrap();
+    v["gates"] = json!("every-eligible");
+    let (_, gate) = plan_json(&serde_json::to_vec(&v).unwrap(), &[], &[]).unwrap();
+    assert_eq!(gate.gates, Gates::EveryEligible);
+    let failed = finish(&c.plan.pass, &PassAnswers { outcomes: vec![], timed_out: true, ms: 8000.0 });
+    assert_eq!(failed.entries.len(), 1, "a timed-out checkpoint edits nothing, it only records");
+}

@@ -1,0 +1,119 @@
+//! What was already judged, read back from the records on the branch
+//! (guard.md §1: never from drafts a handler returned; §4, §7 memos).
+//!
+//! For: the outputs a mid-run checkpoint judged (judged again only at run
+//! end), and the old exchanges judged since the run's prompt (not asked twice
+//! in one run). Not for: writing records (`outcome`) or the `/guard` text.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::guard::outcome::{Phase, Record, ResultKind};
+use crate::read::Fields;
+
+/// A record and where it sits among the projected entries (its index in
+/// `contextEntries`: records are `custom` entries, in the projection with no
+/// messages).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacedRecord {
+    pub at: usize,
+    #[serde(rename = "data")]
+    pub record: Record,
+}
+
+impl PlacedRecord {
+    /// `{ at, data }`; `None` when `data` is not a record.
+    pub fn from_value(v: Value) -> Option<PlacedRecord> {
+        let mut f = Fields::of(v);
+        let at = f.opt_count("at")?;
+        Some(PlacedRecord { at, record: Record::from_value(&f.take("data"))? })
+    }
+}
+
+/// Reasons that say the classifier never answered for the item: it is asked
+/// again (seed 001 DESIGN.md "Memo").
+const UNANSWERED: [&str; 3] = ["timeout", "error", "aborted"];
+
+fn answered(reason: &str) -> bool {
+    !reason.split(',').any(|r| UNANSWERED.contains(&r.trim()))
+}
+
+/// Entry ids of the outputs (large and small) that mid-run records judged
+/// with an answer (§7 memo).
+pub fn judged_mid_run(records: &[PlacedRecord]) -> Vec<&str> {
+    records
+        .iter()
+        .filter(|p| p.record.phase == Phase::MidRun)
+        .flat_map(|p| p.record.results.iter())
+        .filter(|r| matches!(r.kind, ResultKind::Large | ResultKind::Small) && answered(&r.reason))
+        .map(|r| r.entry_id.as_str())
+        .collect()
+}
+
+/// Prompt ids of the exchanges judged by records after entry `since` (the
+/// run's prompt), with an answer and not deferred (§4 "not judged earlier in
+/// this run"; a deferred one is judged again at a later run end).
+pub fn exchanges_judged_since(records: &[PlacedRecord], since: usize) -> Vec<&str> {
+    records
+        .iter()
+        .filter(|p| p.at > since)
+        .flat_map(|p| p.record.results.iter())
+        .filter(|r| r.kind == ResultKind::Exchange && answered(&r.reason) && r.reason != "deferred")
+        .map(|r| r.entry_id.as_str())
+        .collect()
+}
+
+/// `id` is in a list made by this module. A linear search: the lists hold
+/// the items of a few records, and a sort would add its code to the wasm.
+pub fn contains(list: &[&str], id: &str) -> bool {
+    list.contains(&id)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::json;
+
+    pub(crate) fn record(phase: &str, results: &[(&str, &str, &str)]) -> Value {
+        json!({
+            "v": 1, "phase": phase, "model": "m", "savedChars": 0, "requests": 1, "inputTokens": 0.0,
+            "costUsd": 0.0, "ms": 1.0, "timedOut": false,
+            "results": results.iter().map(|(kind, id, reason)| json!({
+                "kind": kind, "entryId": id, "tool": "bash", "label": "bash", "outcome": "kept",
+                "reason": reason, "beforeChars": 10, "afterChars": 10, "jev": ""
+            })).collect::<Vec<_>>()
+        })
+    }
+
+    #[test]
+    fn the_memo_skips_unanswered_items_and_run_end_records() {
+        let placed = |at: usize, v: Value| PlacedRecord::from_value(json!({"at": at, "data": v})).unwrap();
+        let records = vec![
+            placed(
+                3,
+                record(
+                    "mid-run",
+                    &[
+                        ("large", "r1", "whole-needed"),
+                        ("large", "r2", "chunks,timeout"),
+                        ("small", "r3", "not-needed"),
+                        ("small", "r4", "error"),
+                    ],
+                ),
+            ),
+            placed(5, record("run-end", &[("large", "r9", "chunks"), ("exchange", "u1", "related")])),
+            placed(
+                9,
+                record(
+                    "mid-run",
+                    &[("exchange", "u2", "related"), ("exchange", "u3", "deferred"), ("exchange", "u4", "timeout")],
+                ),
+            ),
+        ];
+        assert_eq!(judged_mid_run(&records), ["r1", "r3"]);
+        assert_eq!(exchanges_judged_since(&records, 4), ["u1", "u2"]);
+        assert_eq!(exchanges_judged_since(&records, 5), ["u2"]);
+        assert!(contains(&judged_mid_run(&records), "r3") && !contains(&judged_mid_run(&records), "r2"));
+        assert!(PlacedRecord::from_value(json!({"at": 1, "data": {"v": 1}})).is_none());
+    }
+}
