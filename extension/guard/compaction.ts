@@ -1,0 +1,204 @@
+// Distill before compacting (issue 9 part 3), the host's half: predicting Pi's
+// own estimate of the context after a turn, before and with a checkpoint's
+// edits. The decision is the core's (crates/core/src/guard/compaction.rs).
+//
+// Pi decides on threshold compaction right after a turn's `turn_end` drafts
+// are committed: before the next request (`_compactBeforeNextAssistantResponse`)
+// or, after the run's last turn, before `agent_before_settle`
+// (`_checkCompaction`), so only a `turn_end` handler can act in time. It
+// counts with its own `estimateProjectedContextTokens`, which is not exported;
+// this file follows it over the exported `estimateTokens`, not over the
+// guard's size model, so the prediction is the number Pi compares:
+//
+// - the last valid usage plus the messages after it, unless a `context_edit`
+//   or compaction sits on the branch after that usage's entry;
+// - otherwise the whole projection: the current system message (replayed by
+//   pi-ai's `getCurrentSystemMessage`) and every other message, each by
+//   `estimateTokens` (characters ÷ 4, images 4,800 characters).
+//
+// Appending edits puts a `context_edit` after the last usage, so Pi then
+// counts the whole projection with the edits applied: the "after" estimate.
+// Checked against Pi 1.6.0 and 1.3.0 (same code in both).
+import { getCurrentSystemMessage } from "@earendil-works/pi-ai";
+import { calculateContextTokens, DEFAULT_COMPACTION_SETTINGS, estimateTokens, type ExtensionAPI, type ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { callCore } from "../core.ts";
+import type { ProjectedEntry } from "./collect.ts";
+import type { CompactionDecision, CompactionInput } from "./types.ts";
+import { guardCore } from "./wasm.ts";
+
+/** A boundary draft as far as the estimate reads it (`SessionBoundaryDraft`). */
+export interface Draft {
+  type: string;
+  targetId?: string;
+  replacement?: { content: unknown } | null;
+}
+
+type Message = { role: string; content?: unknown; usage?: unknown; stopReason?: string };
+type Estimated = Parameters<typeof estimateTokens>[0];
+
+const count = (message: unknown): number => estimateTokens(message as Estimated);
+
+/** A message's usage in tokens when Pi trusts it (`getAssistantUsage`): not aborted, not an error, not zero. */
+function validUsage(message: Message): number {
+  if (message.role !== "assistant" || !message.usage || message.stopReason === "aborted" || message.stopReason === "error") return 0;
+  return calculateContextTokens(message.usage as Parameters<typeof calculateContextTokens>[0]);
+}
+
+/** Pi's whole-projection count: the current system message once, every other message. */
+function wholeCount(messages: readonly unknown[]): number {
+  const system = getCurrentSystemMessage(messages as Parameters<typeof getCurrentSystemMessage>[0]);
+  let tokens = system ? count(system) : 0;
+  for (const m of messages) if ((m as Message).role !== "system") tokens += count(m);
+  return tokens;
+}
+
+/** `estimateContextTokens`: the last valid usage and the messages after it, else every message. */
+function usageCount(messages: readonly unknown[]): { tokens: number; usageAt: number | undefined } {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const usage = validUsage(messages[i] as Message);
+    if (usage > 0) {
+      let tokens = usage;
+      for (let j = i + 1; j < messages.length; j++) tokens += count(messages[j]);
+      return { tokens, usageAt: i };
+    }
+  }
+  let tokens = 0;
+  for (const m of messages) tokens += count(m);
+  return { tokens, usageAt: undefined };
+}
+
+const invalidates = (type: string | undefined) => type === "context_edit" || type === "compaction";
+
+/**
+ * `estimateProjectedContextTokens` over the projection after this turn's drafts: `entries` are the
+ * boundary's preview (the drafts applied), `branch` the branch before them (the drafts follow it).
+ */
+function projectedCount(entries: readonly ProjectedEntry[], branch: readonly { id: string; type: string }[], drafts: readonly Draft[]): number {
+  const messages = entries.flatMap((e) => e.messages);
+  const estimate = usageCount(messages);
+  if (estimate.usageAt !== undefined) {
+    let at = 0;
+    let usageEntry: string | undefined;
+    for (const entry of entries) {
+      if (estimate.usageAt < at + entry.messages.length) {
+        usageEntry = entry.sourceEntry.id;
+        break;
+      }
+      at += entry.messages.length;
+    }
+    const usageIndex = usageEntry === undefined ? -1 : branch.findIndex((e) => e.id === usageEntry);
+    let latest = -1;
+    if (drafts.some((d) => invalidates(d.type))) latest = branch.length;
+    else for (let i = branch.length - 1; i >= 0 && latest < 0; i--) if (invalidates(branch[i].type)) latest = i;
+    if (usageIndex > latest) return estimate.tokens;
+  }
+  return wholeCount(messages);
+}
+
+/**
+ * Pi's estimate after this turn, as the check that follows it computes it: before the next request
+ * when the turn ran tools, else the run-end check (`_checkCompaction`), which takes the last
+ * message's own usage while the projection has no `context_edit`.
+ */
+export function estimateAfterTurn(
+  turn: { message: unknown; toolResults: readonly unknown[] },
+  entries: readonly ProjectedEntry[],
+  branch: readonly { id: string; type: string }[],
+  drafts: readonly Draft[],
+): number {
+  if (turn.toolResults.length > 0 || entries.some((e) => e.sourceEntry.type === "context_edit")) return projectedCount(entries, branch, drafts);
+  const message = turn.message as Message;
+  const direct = message.usage ? calculateContextTokens(message.usage as Parameters<typeof calculateContextTokens>[0]) : 0;
+  if (message.stopReason === "error" || !(direct > 0)) return usageCount(entries.flatMap((e) => e.messages)).tokens;
+  return direct;
+}
+
+/** A message as Pi projects it under an edit (`projectContextEntry`); `null` omits the entry. */
+function edited(message: Message, replacement: { content: unknown } | null): Message | undefined {
+  if (replacement === null) return undefined;
+  if (!["user", "assistant", "toolResult", "custom"].includes(message.role)) return message;
+  const content =
+    (message.role === "assistant" || message.role === "toolResult") && typeof replacement.content === "string"
+      ? [{ type: "text", text: replacement.content }]
+      : replacement.content;
+  return { ...message, content };
+}
+
+/** Pi's estimate once `edits` are appended: the whole projection (an edit follows every usage), each edited entry replaced. */
+export function estimateWithEdits(entries: readonly ProjectedEntry[], edits: readonly Draft[]): number {
+  const latest = new Map<string, { content: unknown } | null>();
+  for (const d of edits) if (d.type === "context_edit" && d.targetId !== undefined) latest.set(d.targetId, d.replacement ?? null);
+  const messages: unknown[] = [];
+  for (const entry of entries) {
+    const edit = latest.get(entry.sourceEntry.id);
+    if (edit === undefined) messages.push(...entry.messages);
+    else for (const m of entry.messages) {
+      const next = edited(m as Message, edit);
+      if (next) messages.push(next);
+    }
+  }
+  return wholeCount(messages);
+}
+
+/** The checkpoint with no age gate and no break-even, as the turn_end handler runs it. */
+export type Distill = () => Promise<{ entries: Draft[]; problem?: string }>;
+
+export interface BeforeCompaction {
+  /** Pi is about to compact after this turn: the regular checkpoint does not run either. */
+  handled: boolean;
+  /** Drafts to append after the earlier handlers' (edits and the record), when they keep Pi under. */
+  entries?: Draft[];
+  /** The line `/guard` shows, when there is something to say. */
+  line?: string;
+}
+
+/**
+ * At a completed `turn_end`: when Pi's estimate after this turn is past its compaction threshold,
+ * runs `distill` and keeps its drafts only if Pi's estimate with them is at or under the threshold.
+ * Never throws: a failure gives `handled: false` and a line, and nothing changes.
+ */
+export async function beforeCompaction(
+  pi: ExtensionAPI,
+  event: { message: unknown; toolResults: readonly unknown[]; entries: readonly unknown[]; context: { contextEntries: readonly unknown[] } },
+  ctx: ExtensionContext,
+  distill: Distill,
+): Promise<BeforeCompaction> {
+  // Once the checkpoint has run, a failure still means Pi compacts: the regular checkpoint stays out.
+  let handled = false;
+  try {
+    const entries = event.context.contextEntries as readonly ProjectedEntry[];
+    const drafts = event.entries as readonly Draft[];
+    const model = ctx.model;
+    const input: CompactionInput = {
+      window: model?.contextWindow,
+      model: model ? `${model.provider}/${model.id}` : undefined,
+      settings: (pi.getSettings?.() as { compaction?: unknown } | undefined)?.compaction ?? null,
+      defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },
+      tokens: estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], drafts),
+    };
+    const first = decide(input);
+    if (first.action !== "distill") return { handled: false, line: first.line };
+
+    handled = true;
+    let run: Awaited<ReturnType<Distill>>;
+    try {
+      run = await distill();
+    } catch (error) {
+      run = { entries: [], problem: (error as Error).message };
+    }
+    const edits = run.entries.filter((d) => d.type === "context_edit");
+    const after = decide({
+      ...input,
+      distilled: { tokens: edits.length ? estimateWithEdits(entries, edits) : input.tokens, outputs: new Set(edits.map((d) => d.targetId)).size, problem: run.problem },
+    });
+    return after.action === "append" ? { handled: true, entries: run.entries, line: after.line } : { handled: true, line: after.line };
+  } catch (error) {
+    return { handled, line: `before Pi compacts: ${handled ? "nothing was changed" : "not checked"}, ${(error as Error).message}` };
+  }
+}
+
+function decide(input: CompactionInput): CompactionDecision {
+  const decision = callCore(() => guardCore.beforeCompaction(input));
+  if (!decision.ok) throw new Error(decision.error);
+  return decision.value;
+}
