@@ -29,11 +29,18 @@ export interface GuardExports {
   parseSettings(json: string): string;
   /** The settings file's text with `enabled` set; throws when the text is not a JSON object. */
   setEnabled(json: string, enabled: boolean): string;
+  /** JSON of `SegmentFit` from the JSON of `GuardSettings` and the classifier's `contextWindow` (crates/wasm/src/window.rs). */
+  fitSegment(settings: string, contextWindow: number | undefined): string;
   /**
    * Step one of a run-end pass: the UTF-8 JSON of `PassInput` with long text blocks as
    * `{ type: "text", textAt: k }`, those texts as UTF-8 one after another, and their byte lengths.
    */
   planPass(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
+  /**
+   * Step one of a mid-run checkpoint (guard/checkpoint/mod.rs): as `planPass`, with the JSON of
+   * `CheckpointInput`; the handle's `gate` says what the gates measured. Finished by `finishPass`.
+   */
+  planCheckpoint(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
   /**
    * Step two: JSON of `PassOutcome` (kept chunks of an out-of-line text as `[k, start, end]`
    * parts of the replacement text) from the pass, which it consumes, and the UTF-8 JSON of `PassAnswers`.
@@ -55,10 +62,22 @@ export interface PassHandle {
   takeRequests(): string;
   /** Why there is nothing to ask, when so: a `PassSkip`. */
   readonly skipped: string | undefined;
+  /** A checkpoint's `CheckpointGate` as JSON; undefined for a run-end pass. */
+  readonly gate: string | undefined;
   free(): void;
 }
 
-export type PassSkip = "off" | "no-run" | "no-large-outputs" | "below-min-run-chars" | "no-classifier";
+/** Why a pass or checkpoint has nothing to ask; the last four are a checkpoint's (guard.md §7). */
+export type PassSkip =
+  | "off"
+  | "no-run"
+  | "no-large-outputs"
+  | "below-min-run-chars"
+  | "no-classifier"
+  | "mid-run-off"
+  | "nothing-eligible"
+  | "below-batch"
+  | "not-paying-off";
 
 // ---------------------------------------------------------------------------
 // Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
@@ -101,6 +120,12 @@ export interface GuardSettings {
   imageKeepTurns: number;
 }
 
+/** `maxSegmentChars` as the classifier's window allows (guard/window.rs); `warning` names the key when it was clipped. */
+export interface SegmentFit {
+  maxSegmentChars: number;
+  warning?: string;
+}
+
 export interface ParsedSettings {
   settings: GuardSettings;
   /** One per ignored value, naming the key (the file's path is the extension's to add). */
@@ -129,6 +154,40 @@ export interface PassInput {
   settings: GuardSettings;
   /** The classifier and its credential are there (default true); without them only old images go. */
   classifier?: boolean;
+  /** The main model (`ctx.model`): its cache decides what an edit rewrites (guard/cache.rs). */
+  model?: { provider: string; api: string };
+  /** The guard's records among `entries`: `at` is the entry's index, `data` the record (guard/memo.rs). */
+  records?: { at: number; data: unknown }[];
+}
+
+/**
+ * Which gates a checkpoint applies (guard/checkpoint/mod.rs `Gates`): `mid-run` (guard.md §7: `midRun`,
+ * age, batch, break-even) or `every-eligible` (no age, batch or break-even; `midRun` not read: for
+ * distilling before Pi compacts). The memo and the candidate rules apply to both.
+ */
+export type CheckpointGates = "mid-run" | "every-eligible";
+
+export interface CheckpointInput extends PassInput {
+  gates?: CheckpointGates;
+}
+
+/** What a checkpoint's gates measured (guard/checkpoint/mod.rs `Gate`); 0 where a gate did not apply. */
+export interface CheckpointGate {
+  gates: CheckpointGates;
+  /** Eligible outputs (large and small) and old exchanges. */
+  outputs: number;
+  exchanges: number;
+  /** Their characters together; after `outputsOnly`, the outputs'. */
+  pendingChars: number;
+  /** The batch they had to reach. */
+  batchChars: number;
+  /** Assistant messages of the run so far. */
+  turns: number;
+  /** The break-even: pendingChars × turns ≥ factor × rewriteChars. */
+  factor: number;
+  rewriteChars: number;
+  /** The whole batch did not pay off and the outputs alone did: exchanges wait for run end. */
+  outputsOnly: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -148,8 +207,14 @@ export interface LargeOutputState {
     recent_exchanges?: { user: string; assistant: string }[];
   };
   user_question: string;
-  final_answer: string;
+  /** Absent at a checkpoint, which sends `agent_progress` instead. */
+  final_answer?: string;
   agent_notes_during_the_run?: string;
+  agent_progress?: { latest_note: string; earlier_notes?: string };
+  /** At a checkpoint: labels of the later calls (above 30, the first and last 15 around a gap line). */
+  later_tool_calls?: string[];
+  /** At a checkpoint: why a later call made this output out of date. */
+  superseded?: string;
   tool: string;
   tool_arguments: string;
   tool_status?: string;

@@ -12,8 +12,12 @@ import type { GuardStats } from "../kept.ts";
 import type {
   CompactionDecision,
   CompactionInput,
+  CheckpointGate,
+  CheckpointInput,
   GuardRecord,
+  GuardSettings,
   ParsedSettings,
+  SegmentFit,
   PassAnswers,
   PassInput,
   PassOutcome,
@@ -38,6 +42,8 @@ export interface Planned {
    */
   pass: PlannedPass;
   skipped: PassSkip | undefined;
+  /** A checkpoint's gate figures (`planCheckpoint` only). */
+  gate?: CheckpointGate;
 }
 
 export interface PlannedPass {
@@ -112,41 +118,51 @@ function headUnits(heads: string): Uint8Array {
   return headBuffer.subarray(0, headBuffer.write(heads, 0, "utf16le"));
 }
 
+/** Step one of a pass or a checkpoint over the boundary's forms: long texts out of line, chunks back as ranges. */
+function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass, input: PassInput): Planned {
+  const texts: string[] = [];
+  const entries = input.entries.map((e) => ({
+    ...e,
+    messages: e.messages.map((m) => textsOutOfLine(m, texts)),
+    raw: e.raw === undefined ? undefined : textsOutOfLine(e.raw, texts),
+  }));
+  const room = texts.reduce((n, t) => n + t.length * 3, 0);
+  const bytes = room <= scratch.length ? scratch : new Uint8Array(room);
+  if (room <= KEEP_SCRATCH_BYTES && bytes.length > scratch.length) scratch = bytes;
+  const lengths = new Uint32Array(texts.length);
+  let at = 0;
+  texts.forEach((t, i) => {
+    lengths[i] = utf8.encodeInto(t, bytes.subarray(at)).written;
+    at += lengths[i];
+  });
+  const plan = step(utf8.encode(JSON.stringify({ ...input, entries })), bytes.subarray(0, at), lengths);
+  let requests: GuardClassifierContext[];
+  let gate: CheckpointGate | undefined;
+  try {
+    requests = JSON.parse(plan.takeRequests());
+    for (const r of requests) {
+      const chunks = r.state.chunks as Record<string, Part> | undefined;
+      for (const key in chunks) chunks[key] = part(texts, chunks[key]);
+    }
+    const gateText = plan.gate;
+    gate = gateText ? JSON.parse(gateText) : undefined;
+  } catch (error) {
+    plan.free();
+    throw error;
+  }
+  const skipped = plan.skipped as PassSkip | undefined;
+  if (skipped) plan.free();
+  return { requests, pass: { plan, texts }, skipped, gate };
+}
+
 export const guardCore = {
   parseSettings: (text: string): ParsedSettings => JSON.parse(wasm.parseSettings(text)),
   setEnabled: (text: string, enabled: boolean): string => wasm.setEnabled(text, enabled),
-  planPass: (input: PassInput): Planned => {
-    const texts: string[] = [];
-    const entries = input.entries.map((e) => ({
-      ...e,
-      messages: e.messages.map((m) => textsOutOfLine(m, texts)),
-      raw: e.raw === undefined ? undefined : textsOutOfLine(e.raw, texts),
-    }));
-    const room = texts.reduce((n, t) => n + t.length * 3, 0);
-    const bytes = room <= scratch.length ? scratch : new Uint8Array(room);
-    if (room <= KEEP_SCRATCH_BYTES && bytes.length > scratch.length) scratch = bytes;
-    const lengths = new Uint32Array(texts.length);
-    let at = 0;
-    texts.forEach((t, i) => {
-      lengths[i] = utf8.encodeInto(t, bytes.subarray(at)).written;
-      at += lengths[i];
-    });
-    const plan = wasm.planPass(utf8.encode(JSON.stringify({ ...input, entries })), bytes.subarray(0, at), lengths);
-    let requests: GuardClassifierContext[];
-    try {
-      requests = JSON.parse(plan.takeRequests());
-      for (const r of requests) {
-        const chunks = r.state.chunks as Record<string, Part> | undefined;
-        for (const key in chunks) chunks[key] = part(texts, chunks[key]);
-      }
-    } catch (error) {
-      plan.free();
-      throw error;
-    }
-    const skipped = plan.skipped as PassSkip | undefined;
-    if (skipped) plan.free();
-    return { requests, pass: { plan, texts }, skipped };
-  },
+  /** `maxSegmentChars` clipped to what the classifier's window takes, with the warning when it was. */
+  fitSegment: (settings: GuardSettings, contextWindow: number | undefined): SegmentFit => JSON.parse(wasm.fitSegment(JSON.stringify(settings), contextWindow)),
+  planPass: (input: PassInput): Planned => planWith(wasm.planPass, input),
+  /** A mid-run checkpoint's plan (guard/checkpoint/mod.rs), finished by `finishPass` like a pass's. */
+  planCheckpoint: (input: CheckpointInput): Planned => planWith(wasm.planCheckpoint, input),
   finishPass: (pass: PlannedPass, answers: PassAnswers): PassOutcome => {
     const outcome: PassOutcome = JSON.parse(wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers))));
     for (const entry of outcome.entries) {
