@@ -13,6 +13,7 @@ use wasm_bindgen::prelude::*;
 mod guard;
 mod report;
 mod stats;
+mod window;
 
 /// The core's version.
 #[wasm_bindgen]
