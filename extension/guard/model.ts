@@ -13,3 +13,18 @@ export function findClassifier(ctx: ExtensionContext, provider: string, id: stri
   if (!registry.hasConfiguredAuth(model as never)) return { ok: false, status: `no ${provider} key` };
   return { ok: true, model, key: `${provider}/${id}` };
 }
+
+/**
+ * The classifier model's `contextWindow` in tokens, as Pi's model object states it; `undefined` when
+ * the registry does not know the model or states no usable number (the core then leaves
+ * `maxSegmentChars` as set). Read without the credential: the window does not depend on it.
+ */
+export function classifierWindow(ctx: ExtensionContext, provider: string, id: string): number | undefined {
+  try {
+    const model = ctx.modelRegistry.findOfType("classifier", provider, id) as { contextWindow?: unknown } | undefined;
+    const window = model?.contextWindow;
+    return typeof window === "number" && Number.isFinite(window) && window >= 1 ? window : undefined;
+  } catch {
+    return undefined; // a registry that cannot answer: as if the window were unknown
+  }
+}

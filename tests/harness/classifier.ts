@@ -145,6 +145,7 @@ export function malformed(kind: "missing" | "nan" | "out-of-range" | "unknown-ch
 export function registerStandInClassifier(
   pi: { registerProvider: (name: string, config: never) => void },
   classify: (model: { provider: string; id: string; api: string }, context: ClassifyRequest, options?: { signal?: AbortSignal; timeoutMs?: number }) => Promise<unknown>,
+  contextWindow = 262_144,
 ): void {
   pi.registerProvider("fakejev", {
     baseUrl: "http://127.0.0.1:9",
@@ -157,7 +158,7 @@ export function registerStandInClassifier(
         api: "fake-classify",
         input: ["text"],
         cost: { input: 0.042, output: 0, cacheRead: 0, cacheWrite: 0 },
-        contextWindow: 262_144,
+        contextWindow,
       },
     ],
     classifiers: { "fake-classify": { classify } },

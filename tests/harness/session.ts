@@ -55,6 +55,8 @@ export interface SessionOptions {
   piSettings?: Record<string, unknown>;
   /** The main model's context window (default 200,000). */
   contextWindow?: number;
+  /** The stand-in classifier's `contextWindow` in tokens (default 262,144). */
+  classifierContextWindow?: number;
   /** Runs on the agent dir before Pi starts (to write models.json, say). */
   beforeStart?: (agentDir: string) => void;
   /**
@@ -163,7 +165,7 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
 
   const harnessExtension = (pi: Loose) => {
     pi.registerProvider(faux.provider);
-    registerStandInClassifier(pi, classify);
+    registerStandInClassifier(pi, classify, options.classifierContextWindow);
   };
 
   const loader = new agent.DefaultResourceLoader({
