@@ -160,7 +160,7 @@ pub fn decide(input: &CompactionInput) -> Decision {
     };
     let outcome = match action {
         Action::Append => "Pi does not compact",
-        _ => "nothing was changed and Pi compacts",
+        _ => "nothing is appended and Pi compacts",
     };
     Decision { action, threshold: Some(at), line: Some(format!("{past}; {rest}, so {outcome}")) }
 }
@@ -216,12 +216,12 @@ mod tests {
         assert_eq!(d.action, Action::Compact);
         assert_eq!(
             d.line.as_deref(),
-            Some("before Pi compacts: its estimate 205.1k > threshold 183.6k; distilled it would still be 183.6k, so nothing was changed and Pi compacts")
+            Some("before Pi compacts: its estimate 205.1k > threshold 183.6k; distilled it would still be 183.6k, so nothing is appended and Pi compacts")
         );
         let failed =
             decide(&input(205_120.0, Some(Distilled { tokens: 10.0, outputs: 2, problem: Some("timeout".into()) })));
         assert_eq!(failed.action, Action::Compact);
-        assert!(failed.line.unwrap().contains("the checkpoint gave no edits (timeout), so nothing was changed"));
+        assert!(failed.line.unwrap().contains("the checkpoint gave no edits (timeout), so nothing is appended"));
         assert_eq!(decide(&input(205_120.0, distilled(10.0, 0))).action, Action::Compact);
     }
 

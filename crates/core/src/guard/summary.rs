@@ -217,10 +217,10 @@ mod tests {
     #[test]
     fn says_why_it_let_pi_compact() {
         let input = SummaryInput::from_value(json!({ "enabled": true,
-            "beforeCompaction": "before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing was changed and Pi compacts\u{1b}" }));
+            "beforeCompaction": "before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing is appended and Pi compacts\u{1b}" }));
         let text = summary(&input);
         assert!(
-            text.contains("\n  before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing was changed and Pi compacts\n"),
+            text.contains("\n  before Pi compacts: its estimate 205.1k > threshold 183.6k; the checkpoint gave no edits (timeout), so nothing is appended and Pi compacts\n"),
             "{text}"
         );
         assert!(!text.contains('\x1b'));
