@@ -140,14 +140,34 @@ export function estimateWithEdits(entries: readonly ProjectedEntry[], edits: rea
   return wholeCount(messages);
 }
 
-/** The checkpoint with no age gate and no break-even, as the turn_end handler runs it. */
-export type Distill = () => Promise<{ entries: Draft[]; problem?: string }>;
+/** What the checkpoint gave (checkpoint.ts `CheckpointResult`, as far as this file reads it). */
+export interface Distilled {
+  /** Its drafts: the edits, then its record. */
+  entries: readonly unknown[];
+  skipped?: string;
+  problem?: string;
+  aborted?: boolean;
+}
+
+/** The checkpoint with no age gate and no break-even (`every-eligible`), as the turn_end handler runs it. */
+export type Distill = () => Promise<Distilled>;
+
+/** Why drafts without an edit changed nothing, for `/guard`: a skip, a failure, or what the record's results say. */
+function whyNoEdits(run: Distilled): string {
+  if (run.aborted) return "aborted";
+  if (run.problem) return run.problem;
+  if (run.skipped) return run.skipped;
+  const record = (run.entries as { type?: string; data?: { timedOut?: boolean; results?: { reason?: string }[] } }[]).find((d) => d.type === "custom")?.data;
+  if (record?.timedOut) return "timeout";
+  const reasons = new Set((record?.results ?? []).flatMap((r) => String(r.reason ?? "").split(",")).filter(Boolean));
+  return reasons.size ? `kept: ${[...reasons].join(", ")}` : "nothing eligible";
+}
 
 export interface BeforeCompaction {
   /** Pi is about to compact after this turn: the regular checkpoint does not run either. */
   handled: boolean;
   /** Drafts to append after the earlier handlers' (edits and the record), when they keep Pi under. */
-  entries?: Draft[];
+  entries?: readonly Draft[];
   /** The line `/guard` shows, when there is something to say. */
   line?: string;
 }
@@ -155,7 +175,8 @@ export interface BeforeCompaction {
 /**
  * At a completed `turn_end`: when Pi's estimate after this turn is past its compaction threshold,
  * runs `distill` and keeps its drafts only if Pi's estimate with them is at or under the threshold.
- * Never throws: a failure gives `handled: false` and a line, and nothing changes.
+ * Never throws: a failure appends nothing and says why in the line (`handled` once the checkpoint ran,
+ * so that Pi compacts as it would have and no regular checkpoint follows).
  */
 export async function beforeCompaction(
   pi: ExtensionAPI,
@@ -167,31 +188,34 @@ export async function beforeCompaction(
   let handled = false;
   try {
     const entries = event.context.contextEntries as readonly ProjectedEntry[];
-    const drafts = event.entries as readonly Draft[];
+    const proposed = event.entries as readonly Draft[];
     const model = ctx.model;
     const input: CompactionInput = {
       window: model?.contextWindow,
       model: model ? `${model.provider}/${model.id}` : undefined,
       settings: (pi.getSettings?.() as { compaction?: unknown } | undefined)?.compaction ?? null,
       defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },
-      tokens: estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], drafts),
+      tokens: estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], proposed),
     };
     const first = decide(input);
     if (first.action !== "distill") return { handled: false, line: first.line };
 
     handled = true;
-    let run: Awaited<ReturnType<Distill>>;
+    let run: Distilled;
     try {
       run = await distill();
     } catch (error) {
       run = { entries: [], problem: (error as Error).message };
     }
-    const edits = run.entries.filter((d) => d.type === "context_edit");
+    const drafts = run.entries as Draft[];
+    const edits = drafts.filter((d) => d.type === "context_edit");
     const after = decide({
       ...input,
-      distilled: { tokens: edits.length ? estimateWithEdits(entries, edits) : input.tokens, outputs: new Set(edits.map((d) => d.targetId)).size, problem: run.problem },
+      distilled: edits.length
+        ? { tokens: estimateWithEdits(entries, edits), outputs: new Set(edits.map((d) => d.targetId)).size }
+        : { tokens: input.tokens, outputs: 0, problem: whyNoEdits(run) },
     });
-    return after.action === "append" ? { handled: true, entries: run.entries, line: after.line } : { handled: true, line: after.line };
+    return after.action === "append" ? { handled: true, entries: drafts, line: after.line } : { handled: true, line: after.line };
   } catch (error) {
     return { handled, line: `before Pi compacts: ${handled ? "nothing was changed" : "not checked"}, ${(error as Error).message}` };
   }
