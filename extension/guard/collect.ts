@@ -28,6 +28,19 @@ export function coreEntries(entries: readonly ProjectedEntry[]): CoreEntry[] {
   });
 }
 
+/**
+ * The guard's records in the projection, each with its entry's index (`custom` entries are projected
+ * with no messages, so the core places them among the entries it reads: guard/memo.rs).
+ */
+export function guardRecords(entries: readonly ProjectedEntry[]): { at: number; data: unknown }[] {
+  const out: { at: number; data: unknown }[] = [];
+  entries.forEach((entry, at) => {
+    const source = entry.sourceEntry as SourceEntry;
+    if (source.type === "custom" && source.customType === "context-guard") out.push({ at, data: source.data });
+  });
+  return out;
+}
+
 export function isEdited(entry: ProjectedEntry): boolean {
   const raw = rawMessage(entry.sourceEntry);
   return raw !== undefined && !(entry.messages.length === 1 && sameContent(entry.messages[0], raw));

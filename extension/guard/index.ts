@@ -9,14 +9,14 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
-import type { GuardSettings, PassOutcome } from "./types.ts";
+import type { GuardSettings } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
 import { say, setStatus } from "../ui.ts";
-import { coreEntries, exchangeSource, type ProjectedEntry } from "./collect.ts";
+import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
+import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
-import { findClassifier } from "./model.ts";
-import { type Classify, runRequests } from "./requests.ts";
+import { classifierWindow, findClassifier } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { guardCore } from "./wasm.ts";
 
@@ -53,16 +53,36 @@ export function registerGuard(pi: ExtensionAPI): void {
     warned.add(message);
     say(ctx, `context-guard: ${message}`, "warning");
   };
+  let fitted: { from: Loaded; window: number | undefined; to: Loaded } | undefined;
   const settingsOf = (ctx: ExtensionContext): Loaded => {
     if (!loaded) {
       loaded = loadSettings();
       for (const w of loaded.warnings) warnOnce(ctx, w);
     }
-    return loaded;
+    return fitToClassifier(ctx, loaded);
+  };
+  /**
+   * The settings with `maxSegmentChars` no larger than the classifier's `contextWindow` can take
+   * (the core's rule, guard/window.rs), the clip's warning among the settings' warnings. Refitted
+   * when the settings or the classifier's window change.
+   */
+  const fitToClassifier = (ctx: ExtensionContext, from: Loaded): Loaded => {
+    const window = classifierWindow(ctx, from.settings.modelProvider, from.settings.modelId);
+    if (fitted?.from === from && fitted.window === window) return fitted.to;
+    let to = from;
+    const fit = callCore(() => guardCore.fitSegment(from.settings, window));
+    if (!fit.ok) warnOnce(ctx, `cannot fit maxSegmentChars to the classifier, using it as set: ${fit.error}`);
+    else if (fit.value.warning) {
+      warnOnce(ctx, fit.value.warning);
+      to = { ...from, settings: { ...from.settings, maxSegmentChars: fit.value.maxSegmentChars }, warnings: [...from.warnings, fit.value.warning] };
+    }
+    fitted = { from, window, to };
+    return to;
   };
 
   // Status texts are cosmetic: ui.ts catches their failures, so none reaches the pass.
   const showSaved = (ctx: ExtensionContext, saved: string, rest = "") => setStatus(ctx, STATUS_KEY, rest ? [["success", saved], ["dim", rest]] : [["success", saved]]);
+  const busy = (ctx: ExtensionContext) => showSaved(ctx, "🛡 distilling…");
   const showProblem = (ctx: ExtensionContext, problem: string) => setStatus(ctx, STATUS_KEY, [["warning", `🛡 ${problem}`]]);
 
   /** The status-bar text, recomputed from the session (seed 001's texts). */
@@ -109,8 +129,7 @@ export function registerGuard(pi: ExtensionAPI): void {
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
       if (!lookup.ok) showProblem(ctx, lookup.status);
-      const entries = coreEntries(event.context.contextEntries as unknown as ProjectedEntry[]);
-      const planned = callCore(() => guardCore.planPass({ entries, settings, classifier: lookup.ok }));
+      const planned = callCore(() => guardCore.planPass(passInput(ctx, event.context.contextEntries, settings, lookup.ok)));
       if (!planned.ok) {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
         return undefined;
@@ -118,15 +137,7 @@ export function registerGuard(pi: ExtensionAPI): void {
       if (planned.value.skipped) return undefined;
 
       // One list of requests for every kind (large, small, exchange), under one limiter and one budget.
-      const requests = lookup.ok ? planned.value.requests : [];
-      if (requests.length > 0) showSaved(ctx, "🛡 distilling…");
-      const classify: Classify = (context, options) =>
-        ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
-      const run =
-        requests.length > 0
-          ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })
-          : { outcomes: [], timedOut: false, ms: 0 };
-      const outcome = callCore<PassOutcome>(() => guardCore.finishPass(planned.value.pass, run));
+      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy);
       if (!outcome.ok) {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
         return undefined;
@@ -137,6 +148,19 @@ export function registerGuard(pi: ExtensionAPI): void {
       warnOnce(ctx, `the pass failed, nothing was changed: ${(error as Error).message}`);
       return undefined;
     }
+  });
+
+  // Mid-run checkpoints (guard.md §7) at turn_end; the last skip is kept for /guard's one line.
+  let lastSkip: SkipNote | undefined;
+  registerCheckpoint(pi, {
+    settingsOf,
+    lookup: (ctx, settings) => findClassifier(ctx, settings.modelProvider, settings.modelId),
+    busy,
+    refresh: (ctx) => void refreshStatus(ctx),
+    warnOnce,
+    noteSkip: (note) => {
+      lastSkip = note;
+    },
   });
 
   // recall: the raw entry, read back from the session (context_edit never changes it).
@@ -222,6 +246,9 @@ export function registerGuard(pi: ExtensionAPI): void {
             settingsPath: path,
             warnings,
             midRun: settings.midRun,
+            midRunBatchChars: settings.midRunBatchChars,
+            midRunMinAgeTurns: settings.midRunMinAgeTurns,
+            lastSkip,
             pruneExchanges: settings.pruneExchanges,
             stats: figures.ok ? figures.value.stats : ({} as GuardStats),
             records,

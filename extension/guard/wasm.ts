@@ -100,6 +100,10 @@ export interface SummaryInput {
   settingsPath: string;
   warnings: string[];
   midRun: boolean;
+  midRunMinAgeTurns?: number;
+  midRunBatchChars?: number;
+  /** The last checkpoint skipped since one last ran, in this process: why, and what its gates measured. */
+  lastSkip?: { skipped: PassSkip; gate?: CheckpointGate };
   pruneExchanges: boolean;
   stats: GuardStats;
   records: GuardRecord[];

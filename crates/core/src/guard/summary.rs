@@ -32,6 +32,67 @@ pub struct SummaryInput {
     pub core_load_ms: f64,
     /// The last distill-before-compacting decision of this session (`guard::compaction`), if any.
     pub before_compaction: Option<String>,
+    /// `midRunMinAgeTurns` and `midRunBatchChars`, for the checkpoints' line.
+    pub mid_run_min_age_turns: usize,
+    pub mid_run_batch_chars: usize,
+    /// The last checkpoint skipped since one last ran, in this process (nothing is appended for a skip).
+    pub last_skip: Option<SkipNote>,
+}
+
+/// A skipped checkpoint: why, and what its gates measured (`checkpoint::Gate`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkipNote {
+    pub skipped: String,
+    pub outputs: usize,
+    pub exchanges: usize,
+    pub pending_chars: usize,
+    pub batch_chars: usize,
+    pub turns: usize,
+    pub factor: usize,
+    pub rewrite_chars: usize,
+}
+
+impl SkipNote {
+    fn from_value(v: Value) -> Option<SkipNote> {
+        let mut f = crate::read::Fields::of(v);
+        let skipped = f.opt_string("skipped")?;
+        let g = crate::read::Fields::of(f.take("gate"));
+        Some(SkipNote {
+            skipped,
+            outputs: g.count("outputs"),
+            exchanges: g.count("exchanges"),
+            pending_chars: g.count("pendingChars"),
+            batch_chars: g.count("batchChars"),
+            turns: g.count("turns"),
+            factor: g.count("factor"),
+            rewrite_chars: g.count("rewriteChars"),
+        })
+    }
+
+    /// The line `/guard` shows.
+    fn line(&self) -> String {
+        let at = format!("last checkpoint skipped (turn {})", self.turns);
+        match self.skipped.as_str() {
+            "below-batch" => format!(
+                "{at}: below the batch, {} of {} chars eligible ({} output{}, {} old exchange{})",
+                short_count(self.pending_chars),
+                short_count(self.batch_chars),
+                self.outputs,
+                if self.outputs == 1 { "" } else { "s" },
+                self.exchanges,
+                if self.exchanges == 1 { "" } else { "s" }
+            ),
+            "not-paying-off" => format!(
+                "{at}: not paying off, {} chars × {} turns < {} × {} chars of cache rewrite",
+                short_count(self.pending_chars),
+                self.turns,
+                self.factor,
+                short_count(self.rewrite_chars)
+            ),
+            "nothing-eligible" => format!("{at}: nothing eligible (no output old enough and not judged mid-run yet)"),
+            other => format!("last checkpoint skipped: {}", sanitize_line(other, 40)),
+        }
+    }
 }
 
 impl SummaryInput {
@@ -52,6 +113,9 @@ impl SummaryInput {
             core_version: f.string("coreVersion"),
             core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
             before_compaction: f.opt_string("beforeCompaction"),
+            mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
+            mid_run_batch_chars: f.count("midRunBatchChars"),
+            last_skip: SkipNote::from_value(f.take("lastSkip")),
         }
     }
 }
@@ -104,15 +168,43 @@ pub fn summary(input: &SummaryInput) -> String {
     lines.push(format!(
         "  old exchanges: {}; mid-run checkpoints: {}",
         if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
-        // The setting is read (seed 001's files stay valid) but checkpoints are
-        // not built yet: say so rather than "on".
-        if input.mid_run { "not in this version (midRun has no effect yet)" } else { "off" }
+        if input.mid_run {
+            format!(
+                "on (outputs at least {} turns old, in batches of {} chars)",
+                input.mid_run_min_age_turns,
+                short_count(input.mid_run_batch_chars)
+            )
+        } else {
+            "off".to_string()
+        }
     ));
+    if let Some(skip) = &input.last_skip {
+        lines.push(format!("  {}", skip.line()));
+    }
     let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
+    // The last checkpoint in full (every kind), then the last pass of each kind not already shown.
+    let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
+    if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
+        lines.push(format!(
+            "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out):",
+            record.ms.max(0.0).round(),
+            if record.timed_out { ", timed out" } else { "" },
+            record.requests,
+            if record.requests == 1 { "" } else { "s" },
+            short_count(record.saved_chars)
+        ));
+        for r in &record.results {
+            lines.push(result_line(r));
+        }
+    }
     for kind in [ResultKind::Large, ResultKind::Small, ResultKind::Exchange, ResultKind::Image] {
-        let Some(record) = records.iter().rev().find(|r| r.results.iter().any(|x| x.kind == kind)) else {
+        let Some(at) = records.iter().rposition(|r| r.results.iter().any(|x| x.kind == kind)) else {
             continue;
         };
+        if Some(at) == checkpoint {
+            continue;
+        }
+        let Some(record) = records.get(at) else { continue };
         lines.push(format!(
             "  last {} ({}, {} ms{}):",
             kind_name(kind),
@@ -124,15 +216,7 @@ pub fn summary(input: &SummaryInput) -> String {
             if record.timed_out { ", timed out" } else { "" }
         ));
         for r in record.results.iter().filter(|x| x.kind == kind) {
-            lines.push(format!(
-                "    {} {}: {} → {} chars ({}) {}",
-                r.outcome.as_str(),
-                sanitize_line(&r.label, 60),
-                short_count(r.before_chars),
-                short_count(r.after_chars),
-                sanitize_line(&r.reason, 60),
-                sanitize_line(&r.jev, 80)
-            ));
+            lines.push(result_line(r));
         }
     }
     if let Some(line) = &input.before_compaction {
@@ -142,6 +226,19 @@ pub fn summary(input: &SummaryInput) -> String {
     }
     lines.push(format!("  core {} (wasm loaded in {:.1} ms)", input.core_version, input.core_load_ms.max(0.0)));
     lines.join("\n")
+}
+
+/// One result with its trace.
+fn result_line(r: &crate::guard::outcome::ResultRecord) -> String {
+    format!(
+        "    {} {}: {} → {} chars ({}) {}",
+        r.outcome.as_str(),
+        sanitize_line(&r.label, 60),
+        short_count(r.before_chars),
+        short_count(r.after_chars),
+        sanitize_line(&r.reason, 60),
+        sanitize_line(&r.jev, 80)
+    )
 }
 
 fn kind_name(kind: ResultKind) -> &'static str {
@@ -196,6 +293,45 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("small outputs ("), "{text}");
+    }
+
+    #[test]
+    fn shows_the_last_checkpoint_and_why_one_was_skipped() {
+        let record = |phase: &str, id: &str| {
+            json!({"v":1,"phase":phase,"model":"m","savedChars":22000,"requests":3,"inputTokens":1.0,"costUsd":0.0,
+                "ms":640.0,"timedOut":false,"results":[
+                {"kind":"large","entryId":id,"tool":"bash","label":"bash `npm test`","outcome":"distilled",
+                 "reason":"chunks","beforeChars":30164,"afterChars":8163,"jev":"kw.05 focus=chunk_2:.70 keep 3/12"},
+                {"kind":"small","entryId":"s1","tool":"read","label":"read `a.ts`","outcome":"removed",
+                 "reason":"not-needed","beforeChars":3386,"afterChars":145,"jev":"p.19"}]})
+        };
+        let input = SummaryInput::from_value(json!({
+            "enabled": true, "midRun": true, "midRunMinAgeTurns": 4, "midRunBatchChars": 60000,
+            "stats": {"checkpoints": 1, "runs": 1},
+            "records": [record("mid-run", "r1"), record("run-end", "r9")],
+            "lastSkip": {"skipped": "not-paying-off", "gate": {"outputs": 4, "exchanges": 0, "pendingChars": 80000,
+                "batchChars": 60000, "turns": 8, "factor": 16, "rewriteChars": 80533}}
+        }));
+        let text = summary(&input);
+        assert!(text.contains("1 run-end pass, 1 mid-run checkpoint,"), "{text}");
+        assert!(
+            text.contains("mid-run checkpoints: on (outputs at least 4 turns old, in batches of 60.0k chars)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  last checkpoint skipped (turn 8): not paying off, 80.0k chars × 8 turns < 16 × 80.5k chars of cache rewrite"),
+            "{text}"
+        );
+        assert!(text.contains("  last mid-run checkpoint (640 ms, 3 requests, 22.0k chars kept out):\n    distilled bash `npm test`: 30.2k → 8.2k chars (chunks) kw.05"), "{text}");
+        assert!(text.contains("    removed read `a.ts`: 3.4k → 145 chars (not-needed) p.19"), "{text}");
+        assert!(text.contains("last large outputs (run end, 640 ms):"), "{text}");
+        assert!(!text.contains("not in this version"), "{text}");
+        let below = SummaryInput::from_value(json!({"lastSkip": {"skipped": "below-batch", "gate": {"outputs": 1,
+            "pendingChars": 20000, "batchChars": 60000, "turns": 5}}}));
+        assert!(summary(&below).contains("last checkpoint skipped (turn 5): below the batch, 20.0k of 60.0k chars eligible (1 output, 0 old exchanges)"));
+        let none = SummaryInput::from_value(json!({"lastSkip": {"skipped": "nothing-eligible", "gate": {"turns": 3}}}));
+        assert!(summary(&none).contains("last checkpoint skipped (turn 3): nothing eligible"));
+        assert!(summary(&SummaryInput::from_value(json!({"midRun": false}))).contains("mid-run checkpoints: off"));
     }
 
     #[test]

@@ -1,0 +1,153 @@
+// Mid-run checkpoints inside Pi (guard.md §7): at `turn_end`, plan in the
+// core, run the requests with the pass's runner, finish in the core, and
+// return the drafts after whatever earlier handlers proposed, as the run-end
+// pass does at `agent_before_settle`. Every gate and rule is the core's
+// (crates/core/src/guard/checkpoint/); this file reads Pi and runs requests.
+//
+// Pi 1.6.0 and 1.3.0 both commit `turn_end` drafts before the next provider
+// request (TurnEndEvent extends BoundaryState; the result is BoundaryResult,
+// `{ entries?, continue? }`; each handler sees earlier proposals in
+// `event.entries`), so an edit returned here is in the very next request of
+// the run. `ctx.signal` is the agent's signal at `turn_end`: a user abort
+// cancels the checkpoint's requests, and an aborted checkpoint edits nothing.
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { callCore } from "../core.ts";
+import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
+import type { findClassifier } from "./model.ts";
+import { type Classify, runRequests } from "./requests.ts";
+import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
+import { guardCore, type Planned } from "./wasm.ts";
+
+type Lookup = ReturnType<typeof findClassifier>;
+
+/** What the run-end pass and a checkpoint read from Pi: the projection, the main model, the records in it. */
+export function passInput(ctx: ExtensionContext, contextEntries: readonly unknown[], settings: GuardSettings, classifier: boolean): PassInput {
+  const projected = contextEntries as ProjectedEntry[];
+  const model = ctx.model as { provider?: unknown; api?: unknown } | undefined;
+  return {
+    entries: coreEntries(projected),
+    settings,
+    classifier,
+    model: { provider: String(model?.provider ?? ""), api: String(model?.api ?? "") },
+    records: guardRecords(projected),
+  };
+}
+
+/**
+ * Runs a planned pass's requests (one limiter, one budget, `signal` cancelling them) and finishes it in
+ * the core. The status says `🛡 distilling…` while requests run.
+ */
+export async function classifyAndFinish(
+  ctx: ExtensionContext,
+  planned: Planned,
+  lookup: Lookup,
+  settings: GuardSettings,
+  busy: (ctx: ExtensionContext) => void,
+): Promise<{ ok: true; value: PassOutcome } | { ok: false; error: string }> {
+  const requests = lookup.ok ? planned.requests : [];
+  if (requests.length > 0) busy(ctx);
+  const classify: Classify = (context, options) =>
+    ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
+  const run =
+    requests.length > 0
+      ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })
+      : { outcomes: [], timedOut: false, ms: 0 };
+  return callCore<PassOutcome>(() => guardCore.finishPass(planned.pass, run));
+}
+
+/** What one checkpoint did. */
+export interface CheckpointResult {
+  /** The drafts to append (edits, then the record); empty when skipped, failed or aborted. */
+  entries: PassOutcome["entries"];
+  /** Why nothing was asked, when so. */
+  skipped?: PassSkip;
+  /** What the gates measured (absent when the core could not plan). */
+  gate?: CheckpointGate;
+  /** Why the checkpoint changed nothing though it should have run: the core failed. */
+  problem?: string;
+  /** The user aborted the run (`ctx.signal`): its requests were cancelled and nothing changes. */
+  aborted?: boolean;
+}
+
+/**
+ * One checkpoint over the boundary's preview: `mid-run` gates (guard.md §7), or `every-eligible` (no age,
+ * batch or break-even: for distilling before Pi compacts). Never throws; a failure changes nothing.
+ */
+export async function runCheckpoint(
+  ctx: ExtensionContext,
+  contextEntries: readonly unknown[],
+  settings: GuardSettings,
+  lookup: Lookup,
+  gates: CheckpointGates,
+  busy: (ctx: ExtensionContext) => void,
+): Promise<CheckpointResult> {
+  try {
+    if (!lookup.ok) return { entries: [], skipped: "no-classifier" };
+    if (ctx.signal?.aborted) return { entries: [], aborted: true };
+    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true), gates }));
+    if (!planned.ok) return { entries: [], problem: `the checkpoint could not be planned: ${planned.error}` };
+    const { skipped, gate } = planned.value;
+    if (skipped) return { entries: [], skipped, gate };
+    const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy);
+    if (!outcome.ok) return { entries: [], gate, problem: `the checkpoint could not finish: ${outcome.error}` };
+    // A user abort cancelled the requests: edit nothing, record nothing (the run is over).
+    if (ctx.signal?.aborted) return { entries: [], gate, aborted: true };
+    return { entries: outcome.value.entries, gate };
+  } catch (error) {
+    return { entries: [], problem: `the checkpoint failed: ${(error as Error).message}` };
+  }
+}
+
+/** Whether an assistant message has tool calls (a checkpoint runs only after such a turn). */
+export function hasToolCalls(message: unknown): boolean {
+  const content = (message as { role?: string; content?: unknown } | undefined)?.content;
+  return (message as { role?: string })?.role === "assistant" && Array.isArray(content) && content.some((b) => b?.type === "toolCall");
+}
+
+/** The last checkpoint that was skipped, for `/guard`'s one line (in memory: nothing is appended for it). */
+export interface SkipNote {
+  skipped: PassSkip;
+  gate?: CheckpointGate;
+}
+
+export interface CheckpointHooks {
+  settingsOf: (ctx: ExtensionContext) => { settings: GuardSettings };
+  lookup: (ctx: ExtensionContext, settings: GuardSettings) => Lookup;
+  busy: (ctx: ExtensionContext) => void;
+  refresh: (ctx: ExtensionContext) => void;
+  warnOnce: (ctx: ExtensionContext, message: string) => void;
+  /** Called with each checkpoint's skip, or `undefined` when one ran. */
+  noteSkip: (note: SkipNote | undefined) => void;
+}
+
+/** The `turn_end` handler: a mid-run checkpoint after each completed turn whose assistant message has tool calls. */
+export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): void {
+  // Drafts are committed after every turn_end handler: the status shows the new savings at the next turn.
+  let appended = false;
+  pi.on("turn_start", (_event, ctx) => {
+    if (!appended) return;
+    appended = false;
+    hooks.refresh(ctx);
+  });
+  pi.on("turn_end", async (event, ctx) => {
+    try {
+      if (event.outcome !== "completed" || !hasToolCalls(event.message)) return undefined;
+      const { settings } = hooks.settingsOf(ctx);
+      if (!settings.enabled || !settings.midRun) return undefined;
+      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, hooks.lookup(ctx, settings), "mid-run", hooks.busy);
+      if (result.problem) hooks.warnOnce(ctx, `${result.problem}; nothing was changed`);
+      if (result.skipped) hooks.noteSkip({ skipped: result.skipped, gate: result.gate });
+      else if (!result.problem && !result.aborted) hooks.noteSkip(undefined);
+      if (result.entries.length === 0) {
+        if (!result.skipped) hooks.refresh(ctx);
+        return undefined;
+      }
+      hooks.refresh(ctx);
+      appended = true;
+      return { entries: [...event.entries, ...result.entries] as typeof event.entries };
+    } catch (error) {
+      hooks.warnOnce(ctx, `the checkpoint failed, nothing was changed: ${(error as Error).message}`);
+      return undefined;
+    }
+  });
+}
