@@ -5,7 +5,8 @@
  * A run-end pass between its two steps. The plan stays here, inside the
  * wasm module, while the extension asks the classifier: only its requests
  * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
- * `finishPass` consumes it; otherwise call `free()`.
+ * `finishPass` consumes it; otherwise call `free()`. A mid-run checkpoint
+ * is the same kind of pass, with what its gates measured beside it.
  */
 export class Pass {
     private constructor();
@@ -18,11 +19,23 @@ export class Pass {
      */
     takeRequests(): string;
     /**
+     * A checkpoint's `Gate` (JSON text): what its gates measured.
+     */
+    readonly gate: string | undefined;
+    /**
      * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
-     * `below-min-run-chars`.
+     * `below-min-run-chars`, `no-classifier`; for a checkpoint also
+     * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`.
      */
     readonly skipped: string | undefined;
 }
+
+/**
+ * Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
+ * in, its `Decision` out (whether Pi is about to compact, whether the
+ * checkpoint's edits keep it under the threshold, the line `/guard` shows).
+ */
+export function beforeCompaction(input: string): string;
 
 /**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
@@ -44,6 +57,12 @@ export function buildReport(inputs: string, tokens: Float64Array | number[], kin
  * the UTF-8 JSON of the runner's `PassAnswers`.
  */
 export function finishPass(pass: Pass, answers: Uint8Array | number[]): string;
+
+/**
+ * `maxSegmentChars` clipped to what a classifier with `contextWindow` tokens
+ * takes, and the warning naming the key when it was (`undefined`: unknown window).
+ */
+export function fitSegment(settings: string, context_window?: number | null): string;
 
 /**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
@@ -71,6 +90,12 @@ export function guardSummary(input: string): string;
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  */
 export function parseSettings(json: string): string;
+
+/**
+ * Step one of a mid-run checkpoint: as `planPass`, with the JSON of
+ * `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
+ */
+export function planCheckpoint(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
 
 /**
  * Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
@@ -123,13 +148,17 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
     readonly __wbg_pass_free: (a: number, b: number) => void;
+    readonly beforeCompaction: (a: number, b: number) => [number, number, number, number];
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
+    readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
+    readonly pass_gate: (a: number) => [number, number];
     readonly pass_skipped: (a: number) => [number, number];
     readonly pass_takeRequests: (a: number) => [number, number];
+    readonly planCheckpoint: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
     readonly planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
     readonly recall: (a: number, b: number) => [number, number, number, number];
     readonly recallToolInfo: () => [number, number];

@@ -4,7 +4,8 @@
  * A run-end pass between its two steps. The plan stays here, inside the
  * wasm module, while the extension asks the classifier: only its requests
  * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
- * `finishPass` consumes it; otherwise call `free()`.
+ * `finishPass` consumes it; otherwise call `free()`. A mid-run checkpoint
+ * is the same kind of pass, with what its gates measured beside it.
  */
 export class Pass {
     static __wrap(ptr) {
@@ -24,8 +25,22 @@ export class Pass {
         wasm.__wbg_pass_free(ptr, 0);
     }
     /**
+     * A checkpoint's `Gate` (JSON text): what its gates measured.
+     * @returns {string | undefined}
+     */
+    get gate() {
+        const ret = wasm.pass_gate(this.__wbg_ptr);
+        let v1;
+        if (ret[0] !== 0) {
+            v1 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v1;
+    }
+    /**
      * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
-     * `below-min-run-chars`.
+     * `below-min-run-chars`, `no-classifier`; for a checkpoint also
+     * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`.
      * @returns {string | undefined}
      */
     get skipped() {
@@ -57,6 +72,34 @@ export class Pass {
     }
 }
 if (Symbol.dispose) Pass.prototype[Symbol.dispose] = Pass.prototype.free;
+
+/**
+ * Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
+ * in, its `Decision` out (whether Pi is about to compact, whether the
+ * checkpoint's edits keep it under the threshold, the line `/guard` shows).
+ * @param {string} input
+ * @returns {string}
+ */
+export function beforeCompaction(input) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.beforeCompaction(ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
 
 /**
  * Builds the whole report (rows, drift, history, largest, gauges, text) from
@@ -143,6 +186,29 @@ export function finishPass(pass, answers) {
         return getStringFromWasm0(ptr3, len3);
     } finally {
         wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+
+/**
+ * `maxSegmentChars` clipped to what a classifier with `contextWindow` tokens
+ * takes, and the warning naming the key when it was (`undefined`: unknown window).
+ * @param {string} settings
+ * @param {number | null} [context_window]
+ * @returns {string}
+ */
+export function fitSegment(settings, context_window) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const val2 = +(isLikeNone(context_window) ? 0 : context_window);
+        const ptr0 = passStringToWasm0(settings, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.fitSegment(ptr0, len0, !isLikeNone(context_window), val2);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
     }
 }
 
@@ -237,6 +303,36 @@ export function parseSettings(json) {
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
     }
+}
+
+/**
+ * Step one of a mid-run checkpoint: as `planPass`, with the JSON of
+ * `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
+ * @param {Uint8Array | number[]} input
+ * @param {Uint8Array | number[]} texts
+ * @param {Uint32Array | number[]} lengths
+ * @returns {Pass}
+ */
+export function planCheckpoint(input, texts, lengths) {
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+        ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passArray8ToWasm0(texts, wasm.__wbindgen_malloc);
+        len1 = WASM_VECTOR_LEN;
+        ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
+        len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.planCheckpoint(ptr0, len0, ptr1, len1, ptr2, len2);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return Pass.__wrap(ret[0]);
 }
 
 /**

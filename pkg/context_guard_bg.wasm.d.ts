@@ -2,13 +2,17 @@
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
 export const __wbg_pass_free: (a: number, b: number) => void;
+export const beforeCompaction: (a: number, b: number) => [number, number, number, number];
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
 export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
+export const fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
 export const guardSummary: (a: number, b: number) => [number, number, number, number];
 export const parseSettings: (a: number, b: number) => [number, number];
+export const pass_gate: (a: number) => [number, number];
 export const pass_skipped: (a: number) => [number, number];
 export const pass_takeRequests: (a: number) => [number, number];
+export const planCheckpoint: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const recall: (a: number, b: number) => [number, number, number, number];
 export const recallToolInfo: () => [number, number];
