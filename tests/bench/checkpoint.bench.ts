@@ -3,7 +3,10 @@
 // path — `coreEntries` (collect.ts), `guardCore.planCheckpoint` (eligibility,
 // age, batch, break-even, the requests), the classifier, `guardCore.finishPass`
 // — against a straightforward TypeScript version of the same step
-// (tests/bench/reference/checkpoint.ts), in the same process.
+// (tests/bench/reference/checkpoint.ts), in the same process. The product
+// asks this step for its budget and the ratio (issue 9 part 7), not for a win
+// over TypeScript as it does the rows above it, so the ratio is printed
+// without a verdict.
 //
 // The run: "fix all failing tests" over 40 turns, each calling one tool whose
 // output is 2 MB / 40 (test logs of one command run again and again, reads of
@@ -21,7 +24,7 @@ import type { GuardClassifierContext, PassAnswers } from "../../extension/guard/
 import { guardCore } from "../../extension/guard/wasm.ts";
 import * as wasmModule from "../../pkg/context_guard.js";
 import { finishCheckpoint, type MainModel, planCheckpoint } from "./reference/checkpoint.ts";
-import { faster, goal, timeBudget } from "./verdict.ts";
+import { goal, timeBudget } from "./verdict.ts";
 
 const TOTAL = 2 * 1024 * 1024;
 const OUTPUTS = 40;
@@ -207,8 +210,10 @@ console.log(`the checkpoint's own work (collect, plan, finish; the stand-in clas
 if (hasCore) {
   const w = median(wasmTimes);
   const t = median(tsTimes);
+  // product.md asks this step for its budget and the ratio; "faster than TypeScript" is asked of the
+  // rows above it (load, report, savings, run-end pass), so the ratio is printed, not judged.
   console.log("                                        wasm path  (plan)   TypeScript   TS / wasm");
-  console.log(`  ${what.padEnd(38)}${ms(w)}  ${ms(median(planTimes))}  ${ms(t)}   ${(t / w).toFixed(2)}x  ${timeBudget(what, w, BUDGET_MS)}, ${faster(what, t / w)}`);
+  console.log(`  ${what.padEnd(38)}${ms(w)}  ${ms(median(planTimes))}  ${ms(t)}   ${(t / w).toFixed(2)}x  ${timeBudget(what, w, BUDGET_MS)} (${BUDGET_MS} ms); ${t > w ? "faster than" : "slower than"} the TypeScript version`);
 } else {
   console.log(`  TypeScript version: ${ms(median(tsTimes))}`);
   console.log(

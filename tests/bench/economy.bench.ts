@@ -62,6 +62,8 @@ interface Figures {
   output: number;
   cost: number;
   checkpoints: number;
+  /** Each checkpoint: the request whose turn it ended, and the characters it kept out. */
+  checkpointsAt: { request: number; saved: number }[];
   runEndPasses: number;
   compactions: number;
   lastRequest: OracleCheck;
@@ -116,6 +118,12 @@ async function measure(short: boolean, settings: Record<string, unknown>): Promi
     const { read, written } = cacheUse(pi.requests);
     const output = branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant").reduce((n: number, e: Loose) => n + estimate(e.message), 0);
     const records = branch.filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
+    const checkpointsAt: Figures["checkpointsAt"] = [];
+    let turns = 0;
+    for (const e of branch) {
+      if (e.type === "message" && e.message.role === "assistant") turns++;
+      if (e.type === "custom" && e.customType === "context-guard" && e.data?.phase === "mid-run") checkpointsAt.push({ request: turns, saved: e.data.savedChars });
+    }
     const figures: Figures & { what: string } = {
       what: short ? `short run: one bug, ${p.cases} cases` : `long run: "fix all failing tests", ${p.bugs.length} bugs, ${p.cases} cases`,
       requests: pi.requests.length,
@@ -127,6 +135,7 @@ async function measure(short: boolean, settings: Record<string, unknown>): Promi
       output,
       cost: (read * price.cacheRead + written * price.cacheWrite + output * price.output) / 1e6,
       checkpoints: records.filter((d: Loose) => d.phase === "mid-run").length,
+      checkpointsAt,
       runEndPasses: records.filter((d: Loose) => d.phase === "run-end").length,
       compactions: branch.filter((e: Loose) => e.type === "compaction").length,
       lastRequest: checkOracle(pi.requests.at(-1)?.messages ?? [], pi.requests, lines),
@@ -187,6 +196,10 @@ for (const run of runs) {
   const every = (xs: number[]) => xs.map((x, i) => ({ x, i })).filter(({ i }) => i % 5 === 0 || i === xs.length - 1);
   console.log(`  context per request (request: tokens), every 5th and the last:`);
   figures.forEach((f, i) => console.log(`    ${CONFIGURATIONS[i].name.padEnd(30)} ${every(f.context).map(({ x, i: r }) => `${r + 1}: ${k(x)}`).join("  ")}`));
+  figures.forEach((f, i) => {
+    const at = f.checkpointsAt.map((c) => `after request ${c.request} (${(c.saved / 1000).toFixed(1)}k chars kept out)`).join(", ");
+    console.log(`    ${CONFIGURATIONS[i].name.padEnd(30)} peak at request ${f.context.indexOf(f.peak) + 1}; checkpoints ${at || "none"}`);
+  });
 }
 
 // Whether mid-run checkpoints exist: what /guard says about them.
