@@ -13,6 +13,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
+import { beforeCompaction } from "./compaction.ts";
 import type { findClassifier } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
@@ -118,6 +119,8 @@ export interface CheckpointHooks {
   warnOnce: (ctx: ExtensionContext, message: string) => void;
   /** Called with each checkpoint's skip, or `undefined` when one ran. */
   noteSkip: (note: SkipNote | undefined) => void;
+  /** Called with the distill-before-compacting line for `/guard` (in memory: nothing is appended when Pi compacts). */
+  noteCompaction: (line: string) => void;
 }
 
 /** The `turn_end` handler: a mid-run checkpoint after each completed turn whose assistant message has tool calls. */
@@ -131,10 +134,22 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
   });
   pi.on("turn_end", async (event, ctx) => {
     try {
-      if (event.outcome !== "completed" || !hasToolCalls(event.message)) return undefined;
+      if (event.outcome !== "completed") return undefined;
       const { settings } = hooks.settingsOf(ctx);
-      if (!settings.enabled || !settings.midRun) return undefined;
-      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, hooks.lookup(ctx, settings), "mid-run", hooks.busy);
+      if (!settings.enabled) return undefined;
+      const lookup = hooks.lookup(ctx, settings);
+      // Distill before compacting (compaction.ts): at every turn_end, the run's last included, since Pi
+      // decides right after it. When Pi is about to compact, that decides; no regular checkpoint follows.
+      const pre = await beforeCompaction(pi, event, ctx, () => runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "every-eligible", hooks.busy));
+      if (pre.line) hooks.noteCompaction(pre.line);
+      if (pre.handled) {
+        hooks.refresh(ctx);
+        if (!pre.entries?.length) return undefined;
+        appended = true;
+        return { entries: [...event.entries, ...pre.entries] as typeof event.entries };
+      }
+      if (!hasToolCalls(event.message) || !settings.midRun) return undefined;
+      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "mid-run", hooks.busy);
       if (result.problem) hooks.warnOnce(ctx, `${result.problem}; nothing was changed`);
       if (result.skipped) hooks.noteSkip({ skipped: result.skipped, gate: result.gate });
       else if (!result.problem && !result.aborted) hooks.noteSkip(undefined);

@@ -152,6 +152,7 @@ export function registerGuard(pi: ExtensionAPI): void {
 
   // Mid-run checkpoints (guard.md §7) at turn_end; the last skip is kept for /guard's one line.
   let lastSkip: SkipNote | undefined;
+  let compactionLine: string | undefined;
   registerCheckpoint(pi, {
     settingsOf,
     lookup: (ctx, settings) => findClassifier(ctx, settings.modelProvider, settings.modelId),
@@ -160,6 +161,9 @@ export function registerGuard(pi: ExtensionAPI): void {
     warnOnce,
     noteSkip: (note) => {
       lastSkip = note;
+    },
+    noteCompaction: (line) => {
+      compactionLine = line;
     },
   });
 
@@ -249,6 +253,7 @@ export function registerGuard(pi: ExtensionAPI): void {
             midRunBatchChars: settings.midRunBatchChars,
             midRunMinAgeTurns: settings.midRunMinAgeTurns,
             lastSkip,
+            beforeCompaction: compactionLine,
             pruneExchanges: settings.pruneExchanges,
             stats: figures.ok ? figures.value.stats : ({} as GuardStats),
             records,
