@@ -623,3 +623,103 @@ fn image_heads_give_the_dimensions_of_the_whole_data() {
         let _ = image_head(|chars| text(&mut rng, chars % 7));
     }
 }
+
+/// Mid-run checkpoints over runs of many turns with arbitrary records (the
+/// memo), main models, gates and answers: planning and finishing never
+/// panic, every edit is a shorter guard note on an output of the run, and
+/// the gate figures say what was planned.
+#[test]
+fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
+    use context_guard_core::guard::cache::MainModel;
+    use context_guard_core::guard::checkpoint::{
+        plan as plan_checkpoint, plan_json as checkpoint_json, CheckpointInput, Gates,
+    };
+    use context_guard_core::guard::memo::PlacedRecord;
+    let mut rng = Rng(0x5eed_000a);
+    let (mut asked, mut edited) = (0, 0);
+    let msg = |v: Value| Message::from_value(v);
+    let entry =
+        |id: String, m: Message| ContextEntry { id, entry_type: "message".into(), messages: vec![m], raw: None };
+    for _ in 0..300 {
+        let mut entries = vec![entry("u".into(), msg(json!({"role": "user", "content": text(&mut rng, 5)})))];
+        let mut outputs = Vec::new();
+        for t in 0..rng.below(14) {
+            let tool = rng.pick(&["bash", "read", "recall", "edit", "mcp"]);
+            let args = if rng.chance(50) { json!({"command": "t"}) } else { value(&mut rng, 0) };
+            entries.push(entry(
+                format!("a{t}"),
+                msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": format!("c{t}"), "name": tool, "arguments": args}]})),
+            ));
+            let pieces = if rng.chance(30) { 400 } else { 40 };
+            entries.push(entry(
+                format!("r{t}"),
+                msg(json!({"role": "toolResult", "toolCallId": format!("c{t}"), "toolName": tool, "isError": rng.chance(10),
+                           "content": [{"type": "text", "text": text(&mut rng, pieces)}]})),
+            ));
+            outputs.push(format!("r{t}"));
+        }
+        let records: Vec<PlacedRecord> = (0..rng.below(3))
+            .filter_map(|_| {
+                let results: Vec<Value> = (0..rng.below(4))
+                    .map(|_| json!({"kind": rng.pick(&["large", "small", "exchange"]), "entryId": format!("r{}", rng.below(14)),
+                        "tool": "bash", "label": "x", "outcome": "kept", "reason": rng.pick(&["chunks", "timeout", "error,chunks"]),
+                        "beforeChars": 1, "afterChars": 1, "jev": ""}))
+                    .collect();
+                let data = json!({"v": 1, "phase": rng.pick(&["mid-run", "run-end"]), "model": "m", "savedChars": 0,
+                    "requests": 1, "inputTokens": 0.0, "costUsd": 0.0, "ms": 1.0, "timedOut": false, "results": results});
+                PlacedRecord::from_value(json!({"at": rng.below(entries.len() + 2), "data": if rng.chance(10) { value(&mut rng, 1) } else { data }}))
+            })
+            .collect();
+        let settings = Settings {
+            mid_run_min_age_turns: 1 + rng.below(5),
+            mid_run_batch_chars: 1 + rng.below(20_000),
+            mid_run_break_even: rng.chance(50),
+            max_segment_chars: 1000 + rng.below(20_000),
+            min_result_chars: 1 + rng.below(4000),
+            small_result_min_chars: rng.below(500),
+            ..Settings::default()
+        };
+        let model = MainModel {
+            provider: rng.pick(&["openai-codex", "anthropic", "faux"]).into(),
+            api: rng.pick(&["anthropic-messages", "x"]).into(),
+        };
+        let input = CheckpointInput {
+            pass: PassInput { entries, settings, model, records, ..PassInput::default() },
+            gates: if rng.chance(30) { Gates::EveryEligible } else { Gates::MidRun },
+        };
+        let c = plan_checkpoint(&input);
+        // Planned means items to judge; skipped means nothing to ask.
+        let planned_items = c.plan.pass.outputs.len() + c.plan.pass.small.len() + c.plan.pass.exchanges.len();
+        assert_eq!(c.plan.pass.skipped.is_none(), planned_items > 0, "{:?} {:?}", c.plan.pass.skipped, c.gate);
+        assert!(c.plan.pass.skipped.is_none() || c.plan.requests.is_empty());
+        let outcomes: Vec<RequestOutcome> = c
+            .plan
+            .requests
+            .iter()
+            .map(|r| {
+                let n = serde_json::to_value(r).ok().and_then(|v| v["state"]["chunks"].as_object().map(|m| m.len()));
+                outcome(&mut rng, n.unwrap_or(0))
+            })
+            .collect();
+        asked += usize::from(!c.plan.requests.is_empty());
+        let out = finish(&c.plan.pass, &PassAnswers { outcomes, timed_out: rng.chance(10), ms: 1.0 });
+        edited += usize::from(out.entries.len() > 1);
+        for e in serde_json::to_value(&out.entries).unwrap().as_array().unwrap() {
+            if e["type"] == "context_edit" {
+                assert!(outputs.iter().any(|o| e["targetId"] == o.as_str()), "{e}");
+                assert!(e["replacement"]["content"][0]["text"].as_str().unwrap().starts_with(MARK));
+            }
+        }
+        let bytes = serde_json::to_vec(&input).unwrap();
+        let (planned, gate) = checkpoint_json(&bytes, &[], &[]).unwrap();
+        // Against the same input read back (arbitrary JSON arguments may not survive a round trip byte for byte).
+        let again = plan_checkpoint(&CheckpointInput::from_value(serde_json::from_slice(&bytes).unwrap()));
+        assert_eq!(gate, again.gate);
+        assert_eq!(planned.skipped, again.plan.pass.skipped);
+        let mut bad = bytes.clone();
+        bad.truncate(rng.below(bad.len() + 1));
+        let _ = checkpoint_json(&bad, &bad, &[rng.below(9) as u32]);
+    }
+    // The generator reaches the checkpoint's requests and edits, not only its skips.
+    assert!(asked > 30 && edited > 3, "asked {asked}, edited {edited}");
+}
