@@ -89,13 +89,16 @@ function session(): ProjectedEntry[] {
   add("u0", { role: "user", content: [{ type: "text", text: "Set up the retry policy for the HTTP clients." }] });
   add("a0", { role: "assistant", content: [{ type: "text", text: "Done: clients retry twice with backoff." }], stopReason: "stop" });
   add("u1", { role: "user", content: [{ type: "text", text: "The suite fails since the retry change. Fix all failing tests." }] });
+  // A file read in one turn is edited in the next (beside that turn's call), which supersedes the read.
+  let edit: string | undefined;
   for (let k = 0; k < OUTPUTS; k++) {
     const o = output(k);
     const calls = [{ type: "toolCall", id: `c${k}`, name: o.tool, arguments: o.args }];
-    if (o.edit) calls.push({ type: "toolCall", id: `e${k}`, name: "edit", arguments: { path: o.edit, edits: [{ oldText: "retry(req, 7)", newText: "retry(req, 2)" }] } });
+    if (edit) calls.push({ type: "toolCall", id: `e${k}`, name: "edit", arguments: { path: edit, edits: [{ oldText: "retry(req, 7)", newText: "retry(req, 2)" }] } });
     add(`a${k + 1}`, { role: "assistant", content: [{ type: "text", text: o.note }, ...calls], stopReason: "toolUse" });
     add(`r${k + 1}`, { role: "toolResult", toolCallId: `c${k}`, toolName: o.tool, content: [{ type: "text", text: o.text }], isError: o.tool === "bash" && k % 4 === 0 });
-    if (o.edit) add(`r${k + 1}e`, { role: "toolResult", toolCallId: `e${k}`, toolName: "edit", content: [{ type: "text", text: `Successfully replaced 1 block in ${o.edit}.` }], isError: false });
+    if (edit) add(`r${k + 1}e`, { role: "toolResult", toolCallId: `e${k}`, toolName: "edit", content: [{ type: "text", text: `Successfully replaced 1 block in ${edit}.` }], isError: false });
+    edit = o.edit;
   }
   return entries;
 }
@@ -173,9 +176,15 @@ assert.ok(gate, "the checkpoint runs (eligible outputs pass the batch and the br
 const judged = (reference.outcome.record as { results: { outcome: string; beforeChars: number; afterChars: number }[] }).results;
 assert.ok(judged.some((r) => r.outcome === "distilled"), "the checkpoint distills");
 
+const superseded = new Map<string, number>();
+for (const r of reference.requests) {
+  const why = (r.state as { superseded?: string }).superseded;
+  if (why) superseded.set(why, (superseded.get(why) ?? 0) + 1);
+}
+assert.ok(superseded.size >= 2, "the run has outputs superseded by a rerun and by an edit");
 console.log(`mid-run checkpoint, ${OUTPUTS} tool outputs of ${EACH.toLocaleString("en")} characters (${total.toLocaleString("en")} in all), at the turn_end of turn ${OUTPUTS};`);
 console.log(
-  `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even ${gate.pendingChars.toLocaleString("en")} × ${gate.turns} turns ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests; ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
+  `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even ${gate.pendingChars.toLocaleString("en")} × ${gate.turns} turns ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests (superseded: ${[...superseded].map(([why, n]) => `${n} "${why}"`).join(", ")}); ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
 );
 
 const tsTimes: number[] = [];
