@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { estimateAfterTurn, estimateWithEdits, type Draft } from "../../extension/guard/compaction.ts";
+import { beforeCompaction, type Draft, estimateAfterTurn, estimateWithEdits } from "../../extension/guard/compaction.ts";
 import { agent, type Loose, piModules } from "../harness/pi.ts";
 
 const piCompaction: Loose = await import(
@@ -121,4 +121,67 @@ test("after the run's last turn: the reply's own usage while no edit is on the b
     estimateAfterTurn({ message: bareMessages.at(-1), toolResults: [] }, projectedEntries(bare.manager), bare.manager.getBranch(), []),
     piCompaction.estimateContextTokens(bareMessages).tokens,
   );
+});
+
+// beforeCompaction: the decision around the checkpoint, with a session past the threshold (usage
+// 90,000 + the beta output, 140,008 > 150,000 − 16,384) and a stand-in checkpoint.
+const window = (contextWindow: number) => ({ provider: "faux", id: "faux-1", api: "faux", contextWindow });
+function turnEnd(manager: Loose, contextWindow = 150_000) {
+  const entries = projectedEntries(manager);
+  const event = { ...turnOf(manager), entries: [], context: { contextEntries: entries } };
+  const ctx = { model: window(contextWindow), sessionManager: manager } as Loose;
+  return { event, ctx, entries };
+}
+const pi = (settings: unknown = {}) => ({ getSettings: () => ({ compaction: settings }) }) as Loose;
+const edit = (targetId: string, text: string): Draft => ({ type: "context_edit", targetId, replacement: { content: [{ type: "text", text }] } });
+const record = { type: "custom", customType: "context-guard", data: { v: 1, phase: "mid-run", timedOut: false, results: [{ reason: "whole-needed" }] } };
+
+test("beforeCompaction: under the threshold the checkpoint never runs", async () => {
+  const { manager } = session();
+  const { event, ctx } = turnEnd(manager, 400_000);
+  let ran = false;
+  const out = await beforeCompaction(pi(), event, ctx, async () => {
+    ran = true;
+    return { entries: [] };
+  });
+  assert.deepEqual(out, { handled: false, line: undefined });
+  assert.equal(ran, false);
+});
+
+test("beforeCompaction: edits that bring Pi under are returned with the record; too little or none, nothing", async () => {
+  const { manager, ids } = session();
+  const { event, ctx } = turnEnd(manager);
+  assert.equal(estimateAfterTurn(event, event.context.contextEntries, manager.getBranch(), []), 140_008);
+  const enough = [edit(ids.a, "[context-guard] alpha"), edit(ids.b, "[context-guard] beta"), record];
+  const kept = await beforeCompaction(pi(), event, ctx, async () => ({ entries: enough }));
+  assert.equal(kept.handled, true);
+  assert.deepEqual(kept.entries, enough);
+  assert.match(kept.line ?? "", /; 2 outputs distilled → [\d.]+k?, so Pi does not compact$/);
+  // A reserve of 149,900 puts the threshold at 100: the same edits (~300 tokens with the system message) leave Pi above it.
+  const tight = await beforeCompaction(pi({ reserveTokens: 149_900 }), event, ctx, async () => ({ entries: enough }));
+  assert.deepEqual([tight.handled, tight.entries], [true, undefined]);
+  assert.match(tight.line ?? "", /threshold 100; distilled it would still be .*, so nothing is appended and Pi compacts$/);
+  const none = await beforeCompaction(pi(), event, ctx, async () => ({ entries: [record] }));
+  assert.deepEqual([none.handled, none.entries], [true, undefined]);
+  assert.match(none.line ?? "", /the checkpoint gave no edits \(kept: whole-needed\), so nothing is appended and Pi compacts$/);
+});
+
+test("beforeCompaction: any failure appends nothing and throws nothing", async () => {
+  const { manager } = session();
+  const { event, ctx } = turnEnd(manager);
+  const thrown = await beforeCompaction(pi(), event, ctx, async () => {
+    throw new Error("classifier exploded");
+  });
+  assert.deepEqual([thrown.handled, thrown.entries], [true, undefined]);
+  assert.match(thrown.line ?? "", /gave no edits \(classifier exploded\)/);
+  const skipped = await beforeCompaction(pi(), event, ctx, async () => ({ entries: [], skipped: "no-classifier" }));
+  assert.match(skipped.line ?? "", /gave no edits \(no-classifier\)/);
+  const badSettings = await beforeCompaction(pi({ reserveTokens: "lots" }), event, ctx, async () => ({ entries: [] }));
+  assert.deepEqual([badSettings.handled, badSettings.entries], [false, undefined]);
+  assert.match(badSettings.line ?? "", /not checked, compaction\.reserveTokens is "lots"/);
+  const brokenHost = { getSettings: () => {
+    throw new Error("no settings");
+  } } as Loose;
+  const broken = await beforeCompaction(brokenHost, event, ctx, async () => ({ entries: [] }));
+  assert.deepEqual(broken, { handled: false, line: "before Pi compacts: not checked, no settings" });
 });
