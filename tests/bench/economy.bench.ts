@@ -3,16 +3,21 @@
 // requests) and a short one (5 requests), from tests/harness/long-run.ts, each
 // with the guard off, with run-end passes only (`midRun: false`) and with the
 // default settings. Real session, tools, folder and extension loading; the
-// main model is Pi's faux provider replaying the script (so every
-// configuration makes the same calls) and the classifier the oracle's
-// stand-in (it keeps exactly the chunks that hold a needed line).
+// classifier is the oracle's stand-in (it keeps exactly the chunks that hold
+// a needed line). The main model replays the script, so every configuration
+// makes the same calls, in two ways: Pi's `anthropic` provider talking to a
+// loopback server (tests/harness/anthropic-server.ts: the model the costs are
+// priced as, so the guard applies its Anthropic cache rules), and Pi's faux
+// provider in-process (the guard's rules for other providers: a prefix cache
+// rewritten from the first edit).
 //
 // Per configuration:
 // - requests: provider requests of the run;
 // - peak context: the largest request, in Pi's estimate: its exported
-//   `estimateTokens` summed over the request's messages (in Pi 1.6 the first
-//   is the system message, whose estimate holds the system prompt and the
-//   tool definitions);
+//   `estimateTokens` summed over the request's messages as Pi hands them to
+//   the provider (the `context_with_system` event; in Pi 1.6 the first is the
+//   system message, whose estimate holds the system prompt and the tool
+//   definitions); for Anthropic also the request body on the wire ÷ 4;
 // - main-model cost at list prices, with a prompt cache counted by prefix
 //   matching: the longest run of leading messages a request shares with any
 //   earlier request is read from the cache, the rest of it written (Pi puts a
@@ -34,7 +39,8 @@
 // a run of 30-odd requests can lower its peak.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkOracle, checkRunWorked, type OracleCheck, startLongRun } from "../harness/long-run.ts";
+import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
+import { checkOracle, checkRunWorked, longRunScript, type OracleCheck, project, shortRunScript, startLongRun } from "../harness/long-run.ts";
 import { agent, type Loose, piModules, piVersion } from "../harness/pi.ts";
 import type { ProviderRequest } from "../harness/session.ts";
 import { goal } from "./verdict.ts";
@@ -111,16 +117,45 @@ function cacheUse(requests: ProviderRequest[]): { read: number; written: number 
   return { read, written };
 }
 
-async function measure(short: boolean, settings: Record<string, unknown>): Promise<Figures & { what: string }> {
-  const { pi, project: p, lines, prompt } = await startLongRun({ short, guardSettings: settings });
+interface Main {
+  name: string;
+  anthropic: boolean;
+}
+const MAINS: Main[] = [
+  { name: `anthropic/${PRICED.id} on loopback (Pi's anthropic provider)`, anthropic: true },
+  { name: "faux (Pi's faux provider, in-process)", anthropic: false },
+];
+
+type Measured = Figures & { what: string; wirePeak: number | undefined };
+
+async function measure(main: Main, short: boolean, settings: Record<string, unknown>): Promise<Measured> {
+  // What Pi hands the provider, request by request, whatever the provider.
+  const requests: ProviderRequest[] = [];
+  const recorder = (pi: Loose) =>
+    pi.on("context_with_system", (event: Loose) => {
+      requests.push({ systemPrompt: undefined, messages: structuredClone(event.messages), tools: [] });
+    });
+  const p = project(short ? 1 : undefined);
+  const server = main.anthropic ? await startAnthropicServer(short ? shortRunScript(p) : longRunScript(p)) : undefined;
+  const loopback = server ? anthropicSession(server) : undefined;
+  const { pi, lines, prompt } = await startLongRun({
+    short,
+    guardSettings: settings,
+    ...loopback?.options,
+    extensions: [...(loopback?.options.extensions ?? []), recorder],
+  });
   try {
+    await loopback?.select(pi);
     await pi.prompt(prompt);
-    if (pi.pendingSteps() !== 0) throw new Error(`economy: ${pi.pendingSteps()} scripted turns unused (a compaction or an error took one?)`);
+    const unused = server ? server.pendingSteps() : pi.pendingSteps();
+    if (unused !== 0) throw new Error(`economy: ${unused} scripted turns unused (a compaction or an error took one?)`);
+    const sent = server ? server.bodies.length : pi.requests.length;
+    if (sent !== requests.length) throw new Error(`economy: the provider got ${sent} requests, the recorder saw ${requests.length}`);
     const branch = pi.branch();
     checkRunWorked(branch, p);
-    const context = pi.requests.map(requestTokens);
+    const context = requests.map(requestTokens);
     const window = pi.projection().messages;
-    const { read, written } = cacheUse(pi.requests);
+    const { read, written } = cacheUse(requests);
     const output = branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant").reduce((n: number, e: Loose) => n + estimate(e.message), 0);
     const records = branch.filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
     const checkpointsAt: Figures["checkpointsAt"] = [];
@@ -129,11 +164,12 @@ async function measure(short: boolean, settings: Record<string, unknown>): Promi
       if (e.type === "message" && e.message.role === "assistant") turns++;
       if (e.type === "custom" && e.customType === "context-guard" && e.data?.phase === "mid-run") checkpointsAt.push({ request: turns, saved: e.data.savedChars });
     }
-    const figures: Figures & { what: string } = {
+    const figures: Measured = {
       what: short ? `short run: one bug, ${p.cases} cases` : `long run: "fix all failing tests", ${p.bugs.length} bugs, ${p.cases} cases`,
-      requests: pi.requests.length,
+      requests: requests.length,
       context,
       peak: Math.max(...context),
+      wirePeak: server ? Math.max(...server.bodies.map((b) => Math.ceil(JSON.stringify(b).length / 4))) : undefined,
       after: window.reduce((n: number, m: Loose) => n + estimate(m), 0),
       read,
       written,
@@ -143,8 +179,8 @@ async function measure(short: boolean, settings: Record<string, unknown>): Promi
       checkpointsAt,
       runEndPasses: records.filter((d: Loose) => d.phase === "run-end").length,
       compactions: branch.filter((e: Loose) => e.type === "compaction").length,
-      lastRequest: checkOracle(pi.requests.at(-1)?.messages ?? [], pi.requests, lines),
-      afterRun: checkOracle(window, pi.requests, lines),
+      lastRequest: checkOracle(requests.at(-1)?.messages ?? [], requests, lines),
+      afterRun: checkOracle(window, requests, lines),
       guardText: "",
     };
     await pi.prompt("/guard");
@@ -152,35 +188,36 @@ async function measure(short: boolean, settings: Record<string, unknown>): Promi
     return figures;
   } finally {
     await pi.dispose();
+    await server?.close();
+    delete process.env.ANTHROPIC_API_KEY;
   }
 }
 
-const runs = [
-  { key: "long", short: false },
-  { key: "short", short: true },
-];
-const results = new Map<string, (Figures & { what: string })[]>();
 const started = performance.now();
-for (const run of runs) {
-  const figures: (Figures & { what: string })[] = [];
-  for (const c of CONFIGURATIONS) figures.push(await measure(run.short, c.settings));
-  results.set(run.key, figures);
+const results: { main: Main; long: Measured[]; short: Measured[] }[] = [];
+for (const main of MAINS) {
+  const long: Measured[] = [];
+  const short: Measured[] = [];
+  for (const c of CONFIGURATIONS) long.push(await measure(main, false, c.settings));
+  for (const c of CONFIGURATIONS) short.push(await measure(main, true, c.settings));
+  results.push({ main, long, short });
 }
 
 const k = (tokens: number) => `${(tokens / 1000).toFixed(1)}k`;
 const usd = (x: number) => `$${x.toFixed(3)}`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 
-console.log(`economy: scripted runs in real Pi ${piVersion} (faux main model replaying the script, stand-in classifier keeping the oracle's chunks); ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(`economy: scripted runs in real Pi ${piVersion} (the main model replays the script; a stand-in classifier keeps the oracle's chunks); ${((performance.now() - started) / 1000).toFixed(1)} s`);
 console.log(
   `prices: ${PRICED.provider}/${PRICED.id}, Pi's catalog (${catalogFile.slice(catalogFile.indexOf("@earendil-works"))}): input $${price.input}, cache write $${price.cacheWrite}, cache read $${price.cacheRead}, output $${price.output} per million tokens`,
 );
 console.log("cache: a request's longest run of leading messages equal to any earlier request's is read, the rest written; tokens are Pi's estimate");
-for (const run of runs) {
-  const figures = results.get(run.key) as (Figures & { what: string })[];
+
+function table(figures: Measured[]): void {
   const off = figures[0];
-  console.log(`\n${off.what}:`);
-  console.log("  configuration                  requests   peak  ×off    cost   ×off   read / written / output tokens   checkpoints  run-end  compactions  after run  missing (last request, after run)");
+  console.log(`
+  ${off.what}:`);
+  console.log("    configuration                  requests   peak  ×off    cost   ×off   read / written / output tokens   checkpoints  run-end  compactions  after run  missing (last request, after run)");
   figures.forEach((f, i) => {
     const cells = [
       CONFIGURATIONS[i].name.padEnd(30),
@@ -196,42 +233,51 @@ for (const run of runs) {
       k(f.after).padStart(10),
       `${f.lastRequest.missing.length}, ${f.afterRun.missing.length}${f.lastRequest.recalled.length ? ` (${f.lastRequest.recalled.length} recalled)` : ""}`.padStart(10),
     ];
-    console.log(`  ${cells.join(" ")}`);
+    console.log(`    ${cells.join(" ")}`);
   });
   const every = (xs: number[]) => xs.map((x, i) => ({ x, i })).filter(({ i }) => i % 5 === 0 || i === xs.length - 1);
-  console.log(`  context per request (request: tokens), every 5th and the last:`);
-  figures.forEach((f, i) => console.log(`    ${CONFIGURATIONS[i].name.padEnd(30)} ${every(f.context).map(({ x, i: r }) => `${r + 1}: ${k(x)}`).join("  ")}`));
+  console.log(`    context per request (request: tokens), every 5th and the last; where the peak is; after which requests checkpoints fired:`);
   figures.forEach((f, i) => {
-    const at = f.checkpointsAt.map((c) => `after request ${c.request} (${(c.saved / 1000).toFixed(1)}k chars kept out)`).join(", ");
-    console.log(`    ${CONFIGURATIONS[i].name.padEnd(30)} peak at request ${f.context.indexOf(f.peak) + 1}; checkpoints ${at || "none"}`);
+    const at = f.checkpointsAt.map((c) => `${c.request} (${(c.saved / 1000).toFixed(1)}k chars kept out)`).join(", ");
+    const wire = f.wirePeak === undefined ? "" : `; on the wire ${k(f.wirePeak)} (body characters ÷ 4)`;
+    console.log(`      ${CONFIGURATIONS[i].name.padEnd(30)} ${every(f.context).map(({ x, i: r }) => `${r + 1}: ${k(x)}`).join("  ")}`);
+    console.log(`      ${"".padEnd(30)} peak at request ${f.context.indexOf(f.peak) + 1}${wire}; checkpoints after requests: ${at || "none"}`);
   });
+}
+for (const r of results) {
+  console.log(`
+main model: ${r.main.name}`);
+  table(r.long);
+  table(r.short);
 }
 
 // Whether mid-run checkpoints exist: what /guard says about them.
-const longDefault = (results.get("long") as Figures[])[2];
-const checkpointLine = /mid-run checkpoints: ([^\n;]*)/.exec(longDefault.guardText)?.[1] ?? "(no such line in /guard)";
+const checkpointLine = /mid-run checkpoints: ([^\n;]*)/.exec(results[0].long[2].guardText)?.[1] ?? "(no such line in /guard)";
 const built = !/not in this version/.test(checkpointLine);
 const pending = built ? undefined : `mid-run checkpoints are not built: /guard says "mid-run checkpoints: ${checkpointLine}"`;
-console.log(`\nmid-run checkpoints, as /guard says after the default long run: "${checkpointLine}"${built ? "" : `; "default" measured the same as "run end only"`}`);
+console.log(`
+mid-run checkpoints, as /guard says after the default long run: "${checkpointLine}"${built ? "" : `; "default" measured the same as "run end only"`}`);
 
-const [longOff, longRunEnd, longDefaultF] = results.get("long") as Figures[];
-const [shortOff, shortRunEnd, shortDefault] = results.get("short") as Figures[];
-const verdicts: [string, string, boolean, string | undefined][] = [
-  ["long run, peak context at default settings ≤ 0.5× guard off", `${k(longDefaultF.peak)} vs ${k(longOff.peak)}, ${ratio(longDefaultF.peak, longOff.peak)}`, longDefaultF.peak <= 0.5 * longOff.peak, pending],
-  ["long run, main-model cost at default settings below guard off", `${usd(longDefaultF.cost)} vs ${usd(longOff.cost)}, ${ratio(longDefaultF.cost, longOff.cost)}`, longDefaultF.cost < longOff.cost, pending],
-  [
-    "short run, main-model cost never above guard off",
-    `default ${usd(shortDefault.cost)}, run end only ${usd(shortRunEnd.cost)}, guard off ${usd(shortOff.cost)}`,
-    shortDefault.cost <= shortOff.cost && shortRunEnd.cost <= shortOff.cost,
-    pending,
-  ],
-];
-const missing = [...results.values()].flat().reduce((n, f) => n + f.lastRequest.missing.length + f.afterRun.missing.length, 0);
 console.log("verdicts:");
-for (const [what, detail, met, why] of verdicts) console.log(`  ${what}: ${detail}: ${goal(what, met, why)}`);
-const needed = "needed lines of the oracle missing from the window and not recalled, every run and configuration";
+for (const r of results) {
+  const [longOff, , longDefault] = r.long;
+  const [shortOff, shortRunEnd, shortDefault] = r.short;
+  const model = r.main.anthropic ? "anthropic" : "faux";
+  const verdicts: [string, string, boolean][] = [
+    [`${model}: long run, peak context at default settings ≤ 0.5× guard off`, `${k(longDefault.peak)} vs ${k(longOff.peak)}, ${ratio(longDefault.peak, longOff.peak)}`, longDefault.peak <= 0.5 * longOff.peak],
+    [`${model}: long run, main-model cost at default settings below guard off`, `${usd(longDefault.cost)} vs ${usd(longOff.cost)}, ${ratio(longDefault.cost, longOff.cost)}`, longDefault.cost < longOff.cost],
+    [
+      `${model}: short run, main-model cost never above guard off`,
+      `default ${usd(shortDefault.cost)}, run end only ${usd(shortRunEnd.cost)}, guard off ${usd(shortOff.cost)}`,
+      shortDefault.cost <= shortOff.cost && shortRunEnd.cost <= shortOff.cost,
+    ],
+  ];
+  for (const [what, detail, met] of verdicts) console.log(`  ${what}: ${detail}: ${goal(what, met, pending)}`);
+}
+const all = results.flatMap((r) => [...r.long, ...r.short]);
+const missing = all.reduce((n, f) => n + f.lastRequest.missing.length + f.afterRun.missing.length, 0);
+const needed = "needed lines of the oracle missing from the window and not recalled, every run, main model and configuration";
 console.log(`  ${needed}: ${missing}: ${goal(needed, missing === 0)}`);
-if (longRunEnd.peak < longOff.peak * 0.99 && !built) console.log("  note: run end only changed the peak, which a run-end pass cannot do; look at the requests");
-for (const f of [...results.values()].flat()) {
+for (const f of all) {
   for (const line of [...f.lastRequest.missing, ...f.afterRun.missing].slice(0, 3)) console.log(`  missing: ${line}`);
 }
