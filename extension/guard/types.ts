@@ -54,6 +54,8 @@ export interface GuardExports {
   toolLabel(tool: string, argsJson: string): string;
   /** A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`. */
   shortCount(n: number): string;
+  /** JSON of `CompactionDecision` from the JSON of `CompactionInput` (guard/compaction.rs: distill before compacting). */
+  beforeCompaction(input: string): string;
 }
 
 /** What `planPass` returns: the plan, kept inside the wasm module (`finishPass` consumes it, or call `free()`). */
