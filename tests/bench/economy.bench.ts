@@ -35,8 +35,9 @@
 // are printed with their verdict but not counted by --check. The missing-lines
 // goal always counts. A fourth configuration, `midRunBreakEven: false`, is
 // printed for comparison only: the break-even (§7: pending × turns so far ≥
-// 16 × rewrite) lets no checkpoint fire before turn 17, which bounds how far
-// a run of 30-odd requests can lower its peak.
+// 16 × rewrite, and the pending characters are part of the rewrite) lets no
+// checkpoint fire before turn 16, which bounds how far a run of 30-odd
+// requests can lower its peak.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
