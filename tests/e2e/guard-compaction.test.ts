@@ -7,7 +7,7 @@
 // exactly as it would have.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Behaviour, keepEverything, keepMatching, providerError } from "../harness/classifier.ts";
+import { type Behaviour, keepChunks, keepEverything, keepMatching, providerError } from "../harness/classifier.ts";
 import { assertNoPassFailure, guardRecords } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResults } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
@@ -49,12 +49,19 @@ const SUMMARY = "## Goal\nFind the failing volume.\n(faux summary)";
 const ANSWER = "The alpha and beta workers failed on a full disk quota.";
 
 /** The run: two dumps, then the answer; a compaction's summary request takes the step before the answer. */
-async function run(options: { classifier?: Behaviour; guard: boolean; compacts: boolean }): Promise<PiSession> {
+async function run(options: {
+  classifier?: Behaviour;
+  guard: boolean;
+  compacts: boolean;
+  guardSettings?: Record<string, unknown>;
+  piSettings?: Record<string, unknown>;
+}): Promise<PiSession> {
   const pi = await startSession({
     contextWindow: 200_000,
     extensions: [dumpTool],
     classifier: options.classifier,
-    guardSettings: options.guard ? undefined : { enabled: false },
+    guardSettings: { ...options.guardSettings, ...(options.guard ? {} : { enabled: false }) },
+    piSettings: options.piSettings,
     script: [
       { tool: "dump_log", args: { service: "alpha" }, id: "a" },
       { tool: "dump_log", args: { service: "beta" }, id: "b" },
@@ -83,12 +90,12 @@ function compactedShape(pi: PiSession) {
 }
 
 /** The run's first compaction came right after the second output, before the answer's request. */
-function assertCompactedAfterTheOutputs(pi: PiSession): void {
+function assertCompactedAfterTheOutputs(pi: PiSession, threshold = 200_000 - 16_384): void {
   const types = compactedShape(pi).types;
   const second = types.lastIndexOf("message:toolResult");
   assert.equal(types[second + 1], "compaction", `entries: ${types.join(" ")}`);
   const compaction = compactions(pi)[0];
-  assert.ok(compaction.tokensBefore > 200_000 - 16_384, `tokensBefore ${compaction.tokensBefore}`);
+  assert.ok(compaction.tokensBefore > threshold, `tokensBefore ${compaction.tokensBefore}`);
   // A split turn: Pi summarizes the turn's prefix, with the scripted reply.
   assert.ok(compaction.summary.endsWith(SUMMARY), `the summary reply came from the script: ${compaction.summary}`);
   // The answer's request came after it: the summary in, the first log out (Pi keeps the turn it cut
@@ -204,6 +211,48 @@ test(`Pi ${piVersion}: the run's last turn too: its answer passes the threshold,
     // About fourteen needle chunks of ~5,700 characters each (the chunk target above ~480k).
     assert.ok(result.length < LOGS.gamma.length / 5, `${result.length} characters`);
     assert.equal(compactions(on).length, 0);
+    assertNoPassFailure(on.notifications);
+  } finally {
+    await off.dispose();
+    await on.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: edits that keep too much are not appended: Pi compacts exactly as with the guard off`, async () => {
+  // A reserve of 50,000 puts the threshold at 150,000: after the second output Pi's estimate is ~201k;
+  // a classifier that keeps four chunks in five (maxKeepRatio raised so they still count as distilled)
+  // would leave ~161k.
+  const piSettings = { compaction: { reserveTokens: 50_000 } };
+  const fourInFive = keepChunks((request) =>
+    Object.keys((request.state.chunks ?? {}) as Record<string, string>)
+      .map((id) => Number(id.replace("chunk_", "")))
+      .filter((n) => n % 5 !== 0),
+  );
+  const off = await run({ guard: false, compacts: true, piSettings });
+  const on = await run({ guard: true, compacts: true, piSettings, classifier: fourInFive, guardSettings: { maxKeepRatio: 0.9 } });
+  try {
+    assertCompactedAfterTheOutputs(on, 150_000);
+    assert.equal(edits(on).length, 0, "no edit");
+    assert.equal(guardRecords(on.branch()).filter((r: Loose) => r.phase === "mid-run").length, 0, "no checkpoint record either");
+    const offShape = compactedShape(off);
+    const onShape = compactedShape(on);
+    const upToAnswer = (types: string[]) => types.slice(0, types.lastIndexOf("message:assistant") + 1);
+    assert.deepEqual(upToAnswer(onShape.types), upToAnswer(offShape.types));
+    assert.equal(onShape.tokensBefore, offShape.tokensBefore, "Pi compacted at the same estimate");
+    assert.ok(on.classifierCalls.length > 0, "the checkpoint did ask");
+    await on.prompt("/guard");
+    const report = on.notifications.at(-1)?.message ?? "";
+    if (piVersion === "1.3.0") {
+      // Pi 1.3.0's faux provider counts the prompt twice in its usage, so there the run's last turn is
+      // past the threshold too, after the compaction summarized the run's prompt away: /guard shows
+      // that later decision.
+      assert.match(report, /before Pi compacts: its estimate \d+\.\dk > threshold 150\.0k; the checkpoint gave no edits \(no-run\), so nothing is appended and Pi compacts/);
+    } else {
+      const line = /before Pi compacts: its estimate (\d+\.\d)k > threshold 150\.0k; distilled it would still be (\d+\.\d)k, so nothing is appended and Pi compacts/.exec(report);
+      assert.ok(line, report);
+      const [before, after] = [Number(line[1]), Number(line[2])];
+      assert.ok(after > 150 && after < before * 0.9, `${before}k → ${after}k`);
+    }
     assertNoPassFailure(on.notifications);
   } finally {
     await off.dispose();
