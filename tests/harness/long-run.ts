@@ -150,7 +150,7 @@ const BUGS: Bug[] = [
   },
 ];
 
-/** Correct helpers every module also has (their cases pass): a tenth of a module's work, nine tenths of its log. */
+/** Correct helpers every module also has: their passing cases are most of the log, as in a real suite. */
 const HELPERS: { name: (m: string) => string; params: string; body: string; cases: unknown[][] }[] = [
   { name: (m) => `${m}Clamp`, params: "x", body: "return Math.min(Math.max(x, 0), 1000);", cases: [[-5], [0], [17], [999], [1000], [4000]] },
   { name: (m) => `${m}Scale`, params: "x, k", body: "return Math.round(x * k * 1000) / 1000;", cases: [[1.5, 2], [0.1, 3], [7, 0.5], [2.25, 4]] },
