@@ -187,6 +187,13 @@ console.log(
   `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even ${gate.pendingChars.toLocaleString("en")} × ${gate.turns} turns ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests (superseded: ${[...superseded].map(([why, n]) => `${n} "${why}"`).join(", ")}); ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
 );
 
+// What the requests weigh: per chunk a question, whose text crosses the boundary as JSON (the chunk's
+// own text crosses as a range of the output).
+const chunks = reference.requests.reduce((n, r) => n + Object.keys(r.state.chunks).length, 0);
+const questionChars = JSON.stringify(reference.requests.map((r) => r.questions)).length;
+const chunkChars = reference.requests.reduce((n, r) => n + Object.values(r.state.chunks).reduce((m, t) => m + t.length, 0), 0);
+console.log(`  ${chunks.toLocaleString("en")} chunks; the requests' questions are ${(questionChars / 1e6).toFixed(2)} MB of JSON, their chunk texts ${(chunkChars / 1e6).toFixed(2)} MB`);
+
 const tsTimes: number[] = [];
 const wasmTimes: number[] = [];
 const planTimes: number[] = [];
