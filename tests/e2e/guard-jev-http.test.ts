@@ -11,20 +11,10 @@ import { assertKeptFor, assertNoPassFailure, guardRecords } from "../harness/gua
 import { entriesOf } from "../harness/inspect.ts";
 import { piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
-import { type SystemOneFailure, startSystemOne } from "../harness/system-one.ts";
+import { keepChunksWith, type SystemOneFailure, startSystemOne } from "../harness/system-one.ts";
 
 test(`Pi ${piVersion}: the default model, openrouter/~typesafe/jev-latest, through Pi's HTTP client`, async () => {
-  const server = await startSystemOne(
-    (id, call) => {
-      if (id === "keep_whole") return 0.05;
-      const chunk = (call.body.state?.chunks as Record<string, string> | undefined)?.[id];
-      return chunk?.includes("=== 503") ? 0.9 : 0.1;
-    },
-    (_id, options, call) => {
-      const chunks = (call.body.state?.chunks ?? {}) as Record<string, string>;
-      return Object.entries(chunks).find(([, text]) => text.includes("=== 503"))?.[0] ?? (options.includes("none") ? "none" : options[0]);
-    },
-  );
+  const server = await startSystemOne(...keepChunksWith("=== 503"));
   const saved = process.env.OPENROUTER_API_KEY;
   process.env.OPENROUTER_API_KEY = "test-key-not-secret";
   const pi = await startSession({

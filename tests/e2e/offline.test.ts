@@ -17,24 +17,13 @@ import { assertRecorderLive, type Connect, describe, offMachine, readLog, record
 import { clearedVariables, offlineEnv } from "../harness/offline.ts";
 import { piVersion, repoRoot } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
-import { type SystemOne, startSystemOne } from "../harness/system-one.ts";
+import { keepChunksWith, type SystemOne, startSystemOne } from "../harness/system-one.ts";
 import { makeWorkspace } from "../harness/workspace.ts";
 
 const search = { tool: "bash", args: { command: "grep -rn status src/services" } };
 
 /** A System One stand-in that keeps the chunks holding `=== 503`. */
-const systemOne = () =>
-  startSystemOne(
-    (id, call) => {
-      if (id === "keep_whole") return 0.05;
-      const chunk = (call.body.state?.chunks as Record<string, string> | undefined)?.[id];
-      return chunk?.includes("=== 503") ? 0.9 : 0.1;
-    },
-    (_id, options, call) => {
-      const chunks = (call.body.state?.chunks ?? {}) as Record<string, string>;
-      return Object.entries(chunks).find(([, text]) => text.includes("=== 503"))?.[0] ?? (options.includes("none") ? "none" : options[0]);
-    },
-  );
+const systemOne = () => startSystemOne(...keepChunksWith("=== 503"));
 
 /** Points Pi's openrouter provider (the guard's default model) at the stand-in. */
 const modelsJson = (agentDir: string, server: SystemOne) =>

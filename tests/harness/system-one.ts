@@ -27,6 +27,21 @@ export interface SystemOne {
 export type SystemOneFailure = "http-500" | "hang" | "no-answers" | "not-json";
 
 /**
+ * The answers of a stand-in Jev that keeps the chunks holding `marker` and
+ * nothing else: arguments for `startSystemOne`.
+ */
+export function keepChunksWith(
+  marker: string,
+): [p: (id: string, call: SystemOneCall) => number, choose: (id: string, options: string[], call: SystemOneCall) => string] {
+  const chunksOf = (call: SystemOneCall) => (call.body.state?.chunks ?? {}) as Record<string, string>;
+  return [
+    (id, call) => (id === "keep_whole" ? 0.05 : chunksOf(call)[id]?.includes(marker) ? 0.9 : 0.1),
+    (_id, options, call) =>
+      Object.entries(chunksOf(call)).find(([, text]) => text.includes(marker))?.[0] ?? (options.includes("none") ? "none" : options[0]),
+  ];
+}
+
+/**
  * Answers every `noul` question with `p(id)` and every choice with
  * `choose(id, options)`, or fails every request as `failure` says.
  */
