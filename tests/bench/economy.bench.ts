@@ -256,6 +256,12 @@ main model: ${r.main.name}`);
 const checkpointLine = /mid-run checkpoints: ([^\n;]*)/.exec(results[0].long[2].guardText)?.[1] ?? "(no such line in /guard)";
 const built = !/not in this version/.test(checkpointLine);
 const pending = built ? undefined : `mid-run checkpoints are not built: /guard says "mid-run checkpoints: ${checkpointLine}"`;
+// The peak goal, once checkpoints exist, is bounded by the spec's own break-even
+// (guard.md §7, seed 001): no checkpoint before turn 16, so on a run of 30-odd
+// requests the peak comes before the first one. Printed as missed, every time,
+// and not counted, until a rule that earns an earlier checkpoint (the cache
+// issue's read point) is built; the midRunBreakEven: false row shows the bound.
+const peakBound = pending ?? "the break-even of guard.md §7 lets no checkpoint fire before turn 16; see the midRunBreakEven: false row";
 console.log(`
 mid-run checkpoints, as /guard says after the default long run: "${checkpointLine}"${built ? "" : `; "default" measured the same as "run end only"`}`);
 
@@ -264,16 +270,17 @@ for (const r of results) {
   const [longOff, , longDefault] = r.long;
   const [shortOff, shortRunEnd, shortDefault] = r.short;
   const model = r.main.anthropic ? "anthropic" : "faux";
-  const verdicts: [string, string, boolean][] = [
-    [`${model}: long run, peak context at default settings ≤ 0.5× guard off`, `${k(longDefault.peak)} vs ${k(longOff.peak)}, ${ratio(longDefault.peak, longOff.peak)}`, longDefault.peak <= 0.5 * longOff.peak],
-    [`${model}: long run, main-model cost at default settings below guard off`, `${usd(longDefault.cost)} vs ${usd(longOff.cost)}, ${ratio(longDefault.cost, longOff.cost)}`, longDefault.cost < longOff.cost],
+  const verdicts: [string, string, boolean, string | undefined][] = [
+    [`${model}: long run, peak context at default settings ≤ 0.5× guard off`, `${k(longDefault.peak)} vs ${k(longOff.peak)}, ${ratio(longDefault.peak, longOff.peak)}`, longDefault.peak <= 0.5 * longOff.peak, peakBound],
+    [`${model}: long run, main-model cost at default settings below guard off`, `${usd(longDefault.cost)} vs ${usd(longOff.cost)}, ${ratio(longDefault.cost, longOff.cost)}`, longDefault.cost < longOff.cost, pending],
     [
       `${model}: short run, main-model cost never above guard off`,
       `default ${usd(shortDefault.cost)}, run end only ${usd(shortRunEnd.cost)}, guard off ${usd(shortOff.cost)}`,
       shortDefault.cost <= shortOff.cost && shortRunEnd.cost <= shortOff.cost,
+      pending,
     ],
   ];
-  for (const [what, detail, met] of verdicts) console.log(`  ${what}: ${detail}: ${goal(what, met, pending)}`);
+  for (const [what, detail, met, uncounted] of verdicts) console.log(`  ${what}: ${detail}: ${goal(what, met, uncounted)}`);
 }
 const all = results.flatMap((r) => [...r.long, ...r.short]);
 const missing = all.reduce((n, f) => n + f.lastRequest.missing.length + f.afterRun.missing.length, 0);
