@@ -122,6 +122,32 @@ function headUnits(heads: string): Uint8Array {
   return headBuffer.subarray(0, headBuffer.write(heads, 0, "utf16le"));
 }
 
+/** Each text of a chunk's questions as the core words it: `[before, after]` around the chunk's key. */
+type Template = [string, string];
+
+/** A request as the core sends it: a segment's chunk questions as their wording (guard/json.rs `requests_compact`). */
+type CoreRequest = GuardClassifierContext & {
+  chunkQuestions?: { option: Template; instructions: Template; true: Template; false: Template };
+};
+
+/**
+ * The questions with a segment's chunk questions written out, for each key of its `chunks` in order:
+ * the choice's options go on with `{ key: option }`, and after the other questions comes
+ * `{ key: { type: "bool", instructions, criteria: { true, false } } }` (guard/classify.rs `ChunkQuestions`).
+ */
+function writtenOut(r: CoreRequest, t: NonNullable<CoreRequest["chunkQuestions"]>): GuardClassifierContext["questions"] {
+  const questions = r.questions;
+  const keys = Object.keys(r.state.chunks);
+  for (const key in questions) {
+    const q = questions[key];
+    if (q.type === "choice") for (const k of keys) q.criteria[k] = t.option[0] + k + t.option[1];
+  }
+  for (const k of keys) {
+    questions[k] = { type: "bool", instructions: t.instructions[0] + k + t.instructions[1], criteria: { true: t.true[0] + k + t.true[1], false: t.false[0] + k + t.false[1] } };
+  }
+  return questions;
+}
+
 /** Step one of a pass or a checkpoint over the boundary's forms: long texts out of line, chunks back as ranges. */
 function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass, input: PassInput): Planned {
   const texts: string[] = [];
@@ -143,11 +169,11 @@ function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Ar
   let requests: GuardClassifierContext[];
   let gate: CheckpointGate | undefined;
   try {
-    requests = JSON.parse(plan.takeRequests());
-    for (const r of requests) {
+    requests = (JSON.parse(plan.takeRequests()) as CoreRequest[]).map((r) => {
       const chunks = r.state.chunks as Record<string, Part> | undefined;
       for (const key in chunks) chunks[key] = part(texts, chunks[key]);
-    }
+      return r.chunkQuestions ? { state: r.state, questions: writtenOut(r, r.chunkQuestions) } : r;
+    });
     const gateText = plan.gate;
     gate = gateText ? JSON.parse(gateText) : undefined;
   } catch (error) {

@@ -74,11 +74,111 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
     }
 }
 
+/// The name of the chunk numbered `n` (1-based, across the output).
+pub fn chunk_key(n: usize) -> String {
+    format!("chunk_{n}")
+}
+
 /// Pi's `ClassifierContext`: the state to judge and the questions about it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Serialized as Pi takes it: `{ state, questions }`, the chunk questions
+/// written out (see [`ChunkQuestions`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClassifierContext {
     pub state: State,
     pub questions: Ordered<ClassifierQuestion>,
+    /// A large output's segment asks the same of each of its chunks: kept
+    /// here once, written out after `questions` (and into its choice) when
+    /// serialized, so a plan of thousands of chunks neither words nor carries
+    /// thousands of questions (`json::requests` sends them in this form).
+    pub chunk_questions: Option<ChunkQuestions>,
+}
+
+/// The questions about each chunk of a segment, chunks `chunk_{first}` to
+/// `chunk_{first + count - 1}` (the keys of its state's `chunks`), in order:
+/// one bool question keyed by the chunk, and one option of the request's
+/// choice question (after its own options), each text worded around the key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkQuestions {
+    pub first: usize,
+    pub count: usize,
+    pub option: Template,
+    pub instructions: Template,
+    pub yes: Template,
+    pub no: Template,
+}
+
+/// A text worded around a key: `before`, the key, `after`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Template {
+    pub before: String,
+    pub after: String,
+}
+
+impl Template {
+    pub fn new(before: &str, after: &str) -> Template {
+        Template { before: before.to_string(), after: after.to_string() }
+    }
+
+    pub fn with(&self, key: &str) -> String {
+        let mut s = String::with_capacity(self.before.len() + key.len() + self.after.len());
+        s.push_str(&self.before);
+        s.push_str(key);
+        s.push_str(&self.after);
+        s
+    }
+}
+
+impl ChunkQuestions {
+    /// The chunks' keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.count).map(|i| chunk_key(self.first.saturating_add(i)))
+    }
+}
+
+impl ClassifierContext {
+    /// The questions as Pi takes them: the chunk questions written out.
+    pub fn all_questions(&self) -> Ordered<ClassifierQuestion> {
+        let Some(per) = &self.chunk_questions else { return self.questions.clone() };
+        let mut out: Vec<(String, ClassifierQuestion)> = self
+            .questions
+            .0
+            .iter()
+            .map(|(k, q)| {
+                let q = match q {
+                    ClassifierQuestion::Choice { instructions, criteria } => {
+                        let mut options = criteria.0.clone();
+                        options.extend(per.keys().map(|key| {
+                            let option = per.option.with(&key);
+                            (key, option)
+                        }));
+                        ClassifierQuestion::Choice { instructions: instructions.clone(), criteria: Ordered(options) }
+                    }
+                    q => q.clone(),
+                };
+                (k.clone(), q)
+            })
+            .collect();
+        out.extend(per.keys().map(|key| {
+            let q = ClassifierQuestion::Bool {
+                instructions: per.instructions.with(&key),
+                criteria: BoolCriteria { yes: per.yes.with(&key), no: per.no.with(&key) },
+            };
+            (key, q)
+        }));
+        Ordered(out)
+    }
+}
+
+impl Serialize for ClassifierContext {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("state", &self.state)?;
+        match &self.chunk_questions {
+            None => map.serialize_entry("questions", &self.questions)?,
+            Some(_) => map.serialize_entry("questions", &self.all_questions())?,
+        }
+        map.end()
+    }
 }
 
 /// The state of a request, by kind. Serialized as the inner object (Pi's

@@ -252,6 +252,7 @@ pub fn request(run: &Run, items: Vec<(String, ExchangeItem)>) -> ClassifierConte
             exchanges: Ordered(items),
         }),
         questions: Ordered(questions),
+        chunk_questions: None,
     }
 }
 

@@ -231,6 +231,7 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
             outputs: Ordered(items),
         }),
         questions: Ordered(questions),
+        chunk_questions: None,
     }
 }
 

@@ -11,7 +11,8 @@
 //! what serde_json writes (tested).
 
 use crate::guard::classify::{
-    ClassifierContext, ClassifierQuestion, ExchangeState, LargeState, RunFields, SmallState, State,
+    ChunkQuestions, ClassifierContext, ClassifierQuestion, ExchangeState, LargeState, RunFields, SmallState, State,
+    Template,
 };
 use crate::guard::outcome::{Draft, Outcome, TextRange};
 
@@ -169,10 +170,33 @@ pub struct ChunkRefs {
 /// the chunks of a request with `refs` are written as `[text, start, end]`
 /// (see `pass::plan_json`).
 pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> String {
+    write_requests(requests, refs, false)
+}
+
+/// [`requests`] with each request's chunk questions as their wording (see
+/// `pass::plan_json`): `questions` holds the questions asked once, its choice
+/// without the chunks' options, and `chunkQuestions` beside it the
+/// [`ChunkQuestions`]' templates, each `[before, after]` around a chunk's key:
+///
+/// `"chunkQuestions":{"option":[…],"instructions":[…],"true":[…],"false":[…]}`
+///
+/// Written out for each key of the state's `chunks`, in order, they give the
+/// requests [`requests`] writes: the choice's criteria go on with
+/// `{key: option}`, and after the other questions come
+/// `{key: {"type": "bool", "instructions", "criteria": {"true", "false"}}}`.
+pub fn requests_compact(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> String {
+    write_requests(requests, refs, true)
+}
+
+fn write_requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>], compact: bool) -> String {
     let size: usize = requests
         .iter()
         .enumerate()
-        .map(|(i, r)| if matches!(refs.get(i), Some(Some(_))) { 4096 } else { approximate_size(r) })
+        .map(|(i, r)| match (refs.get(i), compact) {
+            (Some(Some(_)), true) => 4096,
+            (Some(Some(r)), false) => 4096 + r.ranges.len() * 400,
+            _ => approximate_size(r),
+        })
         .sum();
     let mut out = String::with_capacity(size + size / 16 + 64);
     out.push('[');
@@ -180,7 +204,7 @@ pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> S
         if i > 0 {
             out.push(',');
         }
-        request(&mut out, r, refs.get(i).and_then(Option::as_ref));
+        request(&mut out, r, refs.get(i).and_then(Option::as_ref), compact);
     }
     out.push(']');
     out
@@ -188,18 +212,20 @@ pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> S
 
 fn approximate_size(r: &ClassifierContext) -> usize {
     match &r.state {
-        State::Large(s) => s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>() + 4096,
+        State::Large(s) => s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 400).sum::<usize>() + 4096,
         _ => 16 * 1024,
     }
 }
 
-fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>) {
+fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>, compact: bool) {
     let mut o = Obj::new(out);
     match &r.state {
         State::Large(s) => large_state(o.key("state"), s, refs),
         State::Small(s) => small_state(o.key("state"), s),
         State::Exchange(s) => exchange_state(o.key("state"), s),
     }
+    // Written out here unless sent as their wording.
+    let per_chunk = r.chunk_questions.as_ref().filter(|_| !compact);
     let q = o.key("questions");
     let mut qs = Obj::new(q);
     for (k, question) in &r.questions.0 {
@@ -212,6 +238,11 @@ fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>) {
                 let mut c = Obj::new(qo.key("criteria"));
                 for (k, v) in &criteria.0 {
                     c.str(k, v);
+                }
+                if let Some(per) = per_chunk {
+                    for key in per.keys() {
+                        template(c.key(&key), &per.option, &key);
+                    }
                 }
                 c.end();
             }
@@ -231,7 +262,42 @@ fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>) {
         }
         qo.end();
     }
+    if let Some(per) = per_chunk {
+        for key in per.keys() {
+            let mut qo = Obj::new(qs.key(&key));
+            qo.str("type", "bool");
+            template(qo.key("instructions"), &per.instructions, &key);
+            let mut c = Obj::new(qo.key("criteria"));
+            template(c.key("true"), &per.yes, &key);
+            template(c.key("false"), &per.no, &key);
+            c.end();
+            qo.end();
+        }
+    }
     qs.end();
+    if let Some(per) = r.chunk_questions.as_ref().filter(|_| compact) {
+        chunk_questions(o.key("chunkQuestions"), per);
+    }
+    o.end();
+}
+
+/// A template written out for `key`, as a JSON string.
+fn template(out: &mut String, t: &Template, key: &str) {
+    push_str(out, &t.with(key));
+}
+
+/// The chunk questions' wording, each template as `[before, after]`.
+fn chunk_questions(out: &mut String, per: &ChunkQuestions) {
+    let mut o = Obj::new(out);
+    for (k, t) in [("option", &per.option), ("instructions", &per.instructions), ("true", &per.yes), ("false", &per.no)]
+    {
+        let out = o.key(k);
+        out.push('[');
+        push_str(out, &t.before);
+        out.push(',');
+        push_str(out, &t.after);
+        out.push(']');
+    }
     o.end();
 }
 
@@ -416,8 +482,32 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// The requests of [`requests_compact`] written out as `extension/guard/wasm.ts` does.
+    pub(crate) fn written_out(text: &str) -> Value {
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        for r in v.as_array_mut().unwrap() {
+            let Some(per) = r.as_object_mut().unwrap().remove("chunkQuestions") else { continue };
+            let t = |k: &str, key: &str| format!("{}{key}{}", per[k][0].as_str().unwrap(), per[k][1].as_str().unwrap());
+            let keys: Vec<String> = r["state"]["chunks"].as_object().unwrap().keys().cloned().collect();
+            let questions = r["questions"].as_object_mut().unwrap();
+            for q in questions.values_mut().filter(|q| q["type"] == "choice") {
+                let criteria = q["criteria"].as_object_mut().unwrap();
+                for key in &keys {
+                    criteria.insert(key.clone(), Value::String(t("option", key)));
+                }
+            }
+            for key in &keys {
+                let q = serde_json::json!({"type": "bool", "instructions": t("instructions", key),
+                    "criteria": {"true": t("true", key), "false": t("false", key)}});
+                questions.insert(key.clone(), q);
+            }
+        }
+        v
+    }
 
     fn serde(s: &str) -> String {
         serde_json::to_string(s).unwrap()
@@ -488,8 +578,16 @@ mod tests {
         input.run = &later;
         input.is_error = false;
         let two = large_request(&input);
-        let all = vec![one, two];
+        let mut mid = later.clone();
+        mid.mid_run = true;
+        input.run = &mid;
+        let three = large_request(&input);
+        let all = vec![one, two, three];
         assert_eq!(requests(&all, &[]), serde_json::to_string(&all).unwrap());
+        // The compact form: each chunk's questions as their wording, the same once written out.
+        let compact = requests_compact(&all, &[]);
+        assert_eq!(written_out(&compact), serde_json::to_value(&all).unwrap());
+        assert!(!compact.contains("chunk_9 is") && compact.matches("\"chunkQuestions\"").count() == 3);
         assert_eq!(requests(&[], &[]), "[]");
         // Whole items, every optional field both ways.
         use crate::guard::classify::{ExchangeItem, SmallItem};

@@ -6,8 +6,10 @@
 
 use serde_json::Value;
 
+pub use crate::guard::classify::chunk_key;
 use crate::guard::classify::{
-    earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, LargeState, Ordered, RunFields, State, ARGUMENTS_MAX,
+    earlier, BoolCriteria, ChunkQuestions, ClassifierContext, ClassifierQuestion, LargeState, Ordered, RunFields,
+    State, Template, ARGUMENTS_MAX,
 };
 use crate::guard::span::Run;
 use crate::text::clip_middle;
@@ -77,11 +79,6 @@ pub fn later_tool_calls(labels: &[String]) -> Vec<String> {
     out
 }
 
-/// The name of the chunk numbered `n` (1-based, across the output).
-pub fn chunk_key(n: usize) -> String {
-    format!("chunk_{n}")
-}
-
 /// The classifier request for one segment of a large output (§3).
 pub fn large_request(input: &RequestInput) -> ClassifierContext {
     let earlier_conversation = earlier(&input.run.history);
@@ -97,9 +94,15 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     };
     let lines = if input.lines == 1 { "1 line".to_string() } else { format!("{} lines", input.lines) };
     let output_size = if input.parts > 1 { format!("{lines}, part {} of {}", input.part, input.parts) } else { lines };
-    let keys: Vec<String> =
-        (0..input.chunk_texts.len()).map(|i| chunk_key(input.first_number.saturating_add(i))).collect();
-    let chunks = Ordered(keys.iter().cloned().zip(input.chunk_texts.iter().map(|t| t.to_string())).collect());
+    let count = input.chunk_texts.len();
+    let chunks = Ordered(
+        input
+            .chunk_texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (chunk_key(input.first_number.saturating_add(i)), t.to_string()))
+            .collect(),
+    );
     let state = LargeState {
         run: RunFields::new(situation, earlier_conversation, input.run),
         later_tool_calls: mid_run.then(|| later_tool_calls(input.later_calls)),
@@ -111,68 +114,70 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
         chunks,
     };
 
-    let mut questions = Vec::with_capacity(keys.len() + 2);
-    questions.push((
-        "keep_whole".to_string(),
-        ClassifierQuestion::Bool {
-            instructions: (if mid_run {
-                KEEP_WHOLE_MID_RUN
-            } else if with_history {
-                KEEP_WHOLE_HISTORY
-            } else {
-                KEEP_WHOLE
-            })
-            .to_string(),
-            criteria: BoolCriteria {
-                yes: "All of the output is still needed".to_string(),
-                no: "Only some chunks, or none, are needed".to_string(),
-            },
-        },
-    ));
-    let mut options = vec![
-        ("whole".to_string(), "Most of the output is needed".to_string()),
-        ("none".to_string(), "Nothing in the output is needed".to_string()),
-    ];
-    options.extend(keys.iter().map(|k| (k.clone(), format!("A few chunks are needed; {k} is the most important"))));
-    questions.push((
-        "focus".to_string(),
-        ClassifierQuestion::Choice {
-            instructions: (if mid_run { FOCUS_MID_RUN } else { FOCUS }).to_string(),
-            criteria: Ordered(options),
-        },
-    ));
-    for k in &keys {
-        if mid_run {
-            questions.push((
-                k.clone(),
-                ClassifierQuestion::Bool {
-                    instructions: format!(
-                        "To finish user_question, will the agent still need the lines in {k}? Lines that are out of \
-                         date or that the agent has already acted on and moved past are not needed."
-                    ),
-                    criteria: BoolCriteria { yes: format!("{k} is still needed"), no: format!("{k} is not needed") },
+    let questions = vec![
+        (
+            "keep_whole".to_string(),
+            ClassifierQuestion::Bool {
+                instructions: (if mid_run {
+                    KEEP_WHOLE_MID_RUN
+                } else if with_history {
+                    KEEP_WHOLE_HISTORY
+                } else {
+                    KEEP_WHOLE
+                })
+                .to_string(),
+                criteria: BoolCriteria {
+                    yes: "All of the output is still needed".to_string(),
+                    no: "Only some chunks, or none, are needed".to_string(),
                 },
-            ));
-            continue;
-        }
-        let mut instructions =
-            format!("Does {k} hold lines the final answer relies on, or that a likely follow-up question would need");
+            },
+        ),
+        (
+            // Its options go on with one per chunk (`option` below).
+            "focus".to_string(),
+            ClassifierQuestion::Choice {
+                instructions: (if mid_run { FOCUS_MID_RUN } else { FOCUS }).to_string(),
+                criteria: Ordered(vec![
+                    ("whole".to_string(), "Most of the output is needed".to_string()),
+                    ("none".to_string(), "Nothing in the output is needed".to_string()),
+                ]),
+            },
+        ),
+    ];
+    // Each chunk's question, worded around its key (`chunk_N`).
+    let (instructions, yes) = if mid_run {
+        (
+            Template::new(
+                "To finish user_question, will the agent still need the lines in ",
+                "? Lines that are out of date or that the agent has already acted on and moved past are not needed.",
+            ),
+            Template::new("", " is still needed"),
+        )
+    } else {
+        let mut after =
+            " hold lines the final answer relies on, or that a likely follow-up question would need".to_string();
         if with_history {
-            instructions.push_str(
+            after.push_str(
                 ", or that the user's ongoing task in earlier_conversation will need, even if the current question \
                  is about something else",
             );
         }
-        instructions.push('?');
-        questions.push((
-            k.clone(),
-            ClassifierQuestion::Bool {
-                instructions,
-                criteria: BoolCriteria { yes: format!("{k} is needed"), no: format!("{k} is not needed") },
-            },
-        ));
+        after.push('?');
+        (Template { before: "Does ".to_string(), after }, Template::new("", " is needed"))
+    };
+    let chunk_questions = ChunkQuestions {
+        first: input.first_number,
+        count,
+        option: Template::new("A few chunks are needed; ", " is the most important"),
+        instructions,
+        yes,
+        no: Template::new("", " is not needed"),
+    };
+    ClassifierContext {
+        state: State::Large(state),
+        questions: Ordered(questions),
+        chunk_questions: Some(chunk_questions),
     }
-    ClassifierContext { state: State::Large(state), questions: Ordered(questions) }
 }
 
 #[cfg(test)]

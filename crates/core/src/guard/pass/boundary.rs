@@ -59,7 +59,7 @@ pub fn plan_json_by(
     }
     let mut plan = step(value);
     let refs = chunk_refs(&mut plan, &texts);
-    let requests = crate::guard::json::requests(&plan.requests, &refs);
+    let requests = crate::guard::json::requests_compact(&plan.requests, &refs);
     Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })
 }
 
@@ -128,6 +128,7 @@ pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::json::tests::written_out;
     use crate::guard::pass::tests::{answer_keeping, grep_text, input};
     use serde_json::json;
 
@@ -157,10 +158,12 @@ mod tests {
         let inp = input(&[("bash", "", json!({"command": "rg -n status"}), text.clone())]);
         let p = plan(&inp);
 
-        // All inline: exactly what serde_json writes.
+        // All inline: what serde_json writes, the chunk questions as their wording.
         let planned = plan_json(&serde_json::to_vec(&inp).unwrap(), &[], &[]).unwrap();
         assert_eq!(planned.skipped, None);
-        assert_eq!(planned.requests, serde_json::to_string(&p.requests).unwrap());
+        assert_eq!(planned.requests, crate::guard::json::requests_compact(&p.requests, &[]));
+        assert_eq!(written_out(&planned.requests), serde_json::to_value(&p.requests).unwrap());
+        assert!(!planned.requests.contains("chunk_1 is needed"), "no chunk's question written out");
         assert_eq!(planned.state, p.pass);
 
         // Out of line: the same plan; each chunk is a range of the text in
@@ -177,7 +180,7 @@ mod tests {
             assert_eq!(r[0], 0, "the only out-of-line text");
             String::from_utf16(&units[r[1]..r[2]]).unwrap()
         };
-        let mut requests: Value = serde_json::from_str(&planned.requests).unwrap();
+        let mut requests = written_out(&planned.requests);
         for r in requests.as_array_mut().unwrap() {
             for (_, c) in r["state"]["chunks"].as_object_mut().unwrap() {
                 *c = Value::String(slice(c));
