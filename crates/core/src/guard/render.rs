@@ -27,8 +27,23 @@ const FILE_NAME_MAX: usize = 120;
 /// `s` as one short line safe for a note or a terminal: newlines and controls
 /// become spaces, whitespace collapses, clipped with `…`.
 pub fn one_line(s: &str, max: usize) -> String {
+    if is_one_line(s, max) {
+        return s.to_string();
+    }
     let flat: String = s.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
     sanitize_line(&flat, max)
+}
+
+/// Whether `s` is already what [`one_line`] makes of it (the usual file name
+/// or command, cheaply: omission lines name thousands of files): printable
+/// ASCII, no space at either end or next to another, at most `max` long.
+fn is_one_line(s: &str, max: usize) -> bool {
+    let b = s.as_bytes();
+    b.len() <= max
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && b.iter().all(|c| (b' '..=b'~').contains(c))
+        && !b.windows(2).any(|w| w == b"  ")
 }
 
 /// How a call is named in notes and records: the tool, then its main argument
@@ -231,6 +246,33 @@ mod tests {
     use super::*;
     use crate::guard::chunk::chunk;
     use serde_json::json;
+
+    #[test]
+    fn one_line_takes_a_line_that_needs_nothing_as_it_is() {
+        let slow = |s: &str, max: usize| sanitize_line(&s.replace(['\n', '\r'], " "), max);
+        let cases = [
+            "",
+            "a",
+            "src/a.ts",
+            "a b",
+            "a  b",
+            " a",
+            "a ",
+            "a\tb",
+            "a\nb",
+            "x\u{7f}y",
+            "日本",
+            "~!@#$%^&*()",
+            "packages/pkg-1/src/services/module-22.ts",
+            "a\u{200b}b",
+        ];
+        for s in cases {
+            for max in [0, 1, 3, 8, 40, 120] {
+                assert_eq!(one_line(s, max), slow(s, max), "{s:?} {max}");
+            }
+        }
+        assert!(is_one_line("src/a.ts", 8) && !is_one_line("src/a.ts", 7) && !is_one_line("a  b", 9));
+    }
 
     #[test]
     fn labels_name_the_main_argument_on_one_line() {

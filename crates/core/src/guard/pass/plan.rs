@@ -1,7 +1,5 @@
 //! Step one of the pass: the classifier requests and the state `finish` reads.
 
-use serde_json::Value;
-
 use crate::entry::ContextEntry;
 use crate::guard::cache::{rewrite, Rewrite};
 use crate::guard::chunk::{chunk, chunk_text, segments};
@@ -124,13 +122,15 @@ pub fn plan(input: &PassInput) -> Plan {
 pub fn plan_items(items: Items, entries: &[ContextEntry], run: &Run, s: &Settings, measure: &Rewrite) -> PlannedItems {
     let mut out = PlannedItems::default();
     let calls = if run.mid_run { run_calls(entries, run) } else { Vec::new() };
+    // Each call labelled once: every output before it lists it.
+    let labels: Vec<String> = calls.iter().map(|(_, n, a)| tool_label(n, a)).collect();
     for o in items.large {
         out.large_rewrite.push(measure.from(o.entry_index));
-        let later: Vec<(&str, &Value)> =
-            calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a)).collect();
-        let labels: Vec<String> = later.iter().map(|(n, a)| tool_label(n, a)).collect();
-        let superseded = superseded_by(&o.tool, &o.arguments, later.iter().copied());
-        out.outputs.push(plan_large(o, run, s, &labels, superseded.as_deref(), &mut out.requests));
+        let first_later = calls.iter().position(|(i, _, _)| *i > o.entry_index).unwrap_or(calls.len());
+        let later = calls.get(first_later..).unwrap_or(&[]).iter().map(|(_, n, a)| (*n, *a));
+        let superseded = superseded_by(&o.tool, &o.arguments, later);
+        let later_labels = labels.get(first_later..).unwrap_or(&[]);
+        out.outputs.push(plan_large(o, run, s, later_labels, superseded.as_deref(), &mut out.requests));
     }
     plan_small(items.small, run, s, measure, &mut out.requests, &mut out.small);
     plan_exchanges(items.exchanges, entries, run, s, measure, &mut out.requests, &mut out.exchanges);
