@@ -16,7 +16,8 @@
 //!   [`size`] (the size model), [`entry`] (Pi's entries and messages), [`read`]
 //!   (the lenient JSON reader), [`kept`] (what the guard keeps out, as figures
 //!   the report shows too), [`compaction`] (Pi's compaction threshold, which
-//!   the report shows and the guard keeps the context under);
+//!   the report shows and the guard keeps the context under), [`decimal`]
+//!   (numbers with fixed decimals, without `core::fmt`'s float code);
 //! - [`report`]: the `/context` report;
 //! - [`guard`]: the guard (the run-end pass, recall, its figures and settings).
 //!
@@ -24,6 +25,7 @@
 //! neither; no two modules import each other, directly or around a circle.
 
 pub mod compaction;
+pub mod decimal;
 pub mod entry;
 pub mod guard;
 pub mod kept;

@@ -11,6 +11,7 @@
 
 use serde_json::Value;
 
+use crate::decimal::whole;
 use crate::guard::chunk::{chunk_text, Chunk, FastMap};
 use crate::text::{sanitize_line, short_count};
 
@@ -55,7 +56,8 @@ pub fn tool_label(tool: &str, args: &Value) -> String {
     let detail = match tool {
         "bash" => arg("command").map(ticked),
         "read" => arg("path").map(|p| match args.get("offset").and_then(Value::as_f64) {
-            Some(o) if o > 1.0 && o.is_finite() => format!("{} from line {}", ticked(p), o.floor()),
+            // `whole`, not `{}`: `Display` for floats is kilobytes of the `.wasm`.
+            Some(o) if o > 1.0 && o.is_finite() => format!("{} from line {}", ticked(p), whole(o.floor())),
             _ => ticked(p),
         }),
         "grep" | "find" => arg("pattern").map(|p| match arg("path") {

@@ -33,6 +33,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::decimal::short;
+
 /// The classifier used when `model` is not set (REFERENCE.md, "Requirements").
 pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
 
@@ -269,7 +271,9 @@ fn prob(key: &str, v: &Value, default: f64, w: &mut Vec<String>) -> f64 {
     match v.as_f64() {
         Some(p) if (0.0..=1.0).contains(&p) => p,
         _ => {
-            w.push(format!("\"{key}\" must be a number from 0 to 1; using the default {default}"));
+            // `short`, not `{default}`: the defaults have at most two decimals,
+            // and `Display` for floats is kilobytes of the `.wasm`.
+            w.push(format!("\"{key}\" must be a number from 0 to 1; using the default {}", short(default)));
             default
         }
     }
@@ -337,6 +341,14 @@ struct OrderedObject(Vec<(String, Value)>);
 
 impl<'de> Deserialize<'de> for OrderedObject {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        /// Anything but an object is refused with serde_json's own words
+        /// (`invalid type: integer `1`, expected a JSON object`), written
+        /// here: serde's default refusal formats floats with `core::fmt`'s
+        /// float code, kilobytes of the `.wasm` that nothing else needs.
+        fn refuse<E: Error>(what: &str) -> E {
+            E::custom(format!("invalid type: {what}, expected a JSON object"))
+        }
         struct Visit;
         impl<'de> serde::de::Visitor<'de> for Visit {
             type Value = OrderedObject;
@@ -350,8 +362,31 @@ impl<'de> Deserialize<'de> for OrderedObject {
                 }
                 Ok(OrderedObject(entries))
             }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<OrderedObject, A::Error> {
+                Err(refuse("sequence"))
+            }
+            fn visit_unit<E: Error>(self) -> Result<OrderedObject, E> {
+                Err(refuse("null"))
+            }
+            fn visit_bool<E: Error>(self, b: bool) -> Result<OrderedObject, E> {
+                Err(refuse(&format!("boolean `{b}`")))
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<OrderedObject, E> {
+                Err(refuse(&format!("integer `{n}`")))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<OrderedObject, E> {
+                Err(refuse(&format!("integer `{n}`")))
+            }
+            fn visit_f64<E: Error>(self, x: f64) -> Result<OrderedObject, E> {
+                // serde_json writes the float as it serializes one (`1.5`, `1e20`).
+                let x = serde_json::to_string(&x).unwrap_or_default();
+                Err(refuse(&format!("floating point `{x}`")))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<OrderedObject, E> {
+                Err(refuse(&format!("string {s:?}")))
+            }
         }
-        d.deserialize_map(Visit)
+        d.deserialize_any(Visit)
     }
 }
 
@@ -483,6 +518,28 @@ mod tests {
         for text in ["{", "[]", "1", "{\"a\": nope}"] {
             let err = set_enabled(text, true).unwrap_err();
             assert!(err.contains("not changed"), "{err}");
+        }
+    }
+
+    #[test]
+    fn set_enabled_names_what_the_file_holds_instead_of_an_object() {
+        let said = |text: &str| set_enabled(text, true).unwrap_err();
+        let cases = [
+            // The '[' itself (serde's refusal pointed before it, at column 0).
+            ("[1, 2]", "invalid type: sequence, expected a JSON object at line 1 column 1"),
+            ("null", "invalid type: null, expected a JSON object at line 1 column 4"),
+            ("true", "invalid type: boolean `true`, expected a JSON object at line 1 column 4"),
+            ("-3", "invalid type: integer `-3`, expected a JSON object at line 1 column 2"),
+            ("12", "invalid type: integer `12`, expected a JSON object at line 1 column 2"),
+            ("1.5", "invalid type: floating point `1.5`, expected a JSON object at line 1 column 3"),
+            ("1e300", "invalid type: floating point `1e+300`, expected a JSON object at line 1 column 5"),
+            ("\"a\\\"b\"", "invalid type: string \"a\\\"b\", expected a JSON object at line 1 column 6"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(
+                said(text),
+                format!("the settings file is not a valid JSON object ({message}); it was not changed")
+            );
         }
     }
 }

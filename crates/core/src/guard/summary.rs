@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use crate::decimal::{fixed, whole};
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
 use crate::kept::Stats;
@@ -155,7 +156,7 @@ pub fn summary(input: &SummaryInput) -> String {
         if s.compacted { ", some of it before a compaction" } else { "" }
     ));
     lines.push(format!(
-        "  classifier: {} run-end pass{}, {} mid-run checkpoint{}, {} request{}, {} input tokens, ${:.4}",
+        "  classifier: {} run-end pass{}, {} mid-run checkpoint{}, {} request{}, {} input tokens, ${}",
         s.runs,
         if s.runs == 1 { "" } else { "es" },
         s.checkpoints,
@@ -163,7 +164,7 @@ pub fn summary(input: &SummaryInput) -> String {
         s.requests,
         if s.requests == 1 { "" } else { "s" },
         short_count(s.input_tokens.max(0.0) as usize),
-        s.cost_usd.max(0.0)
+        fixed(s.cost_usd.max(0.0), 4)
     ));
     lines.push(format!(
         "  old exchanges: {}; mid-run checkpoints: {}",
@@ -187,7 +188,7 @@ pub fn summary(input: &SummaryInput) -> String {
     if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
         lines.push(format!(
             "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out):",
-            record.ms.max(0.0).round(),
+            whole(record.ms.max(0.0).round()),
             if record.timed_out { ", timed out" } else { "" },
             record.requests,
             if record.requests == 1 { "" } else { "s" },
@@ -212,7 +213,7 @@ pub fn summary(input: &SummaryInput) -> String {
                 Phase::RunEnd => "run end",
                 Phase::MidRun => "mid-run checkpoint",
             },
-            record.ms.max(0.0).round(),
+            whole(record.ms.max(0.0).round()),
             if record.timed_out { ", timed out" } else { "" }
         ));
         for r in record.results.iter().filter(|x| x.kind == kind) {
@@ -224,7 +225,7 @@ pub fn summary(input: &SummaryInput) -> String {
         // Pi under its threshold nothing is appended, so no record says why.
         lines.push(format!("  {}", sanitize_line(line, 240)));
     }
-    lines.push(format!("  core {} (wasm loaded in {:.1} ms)", input.core_version, input.core_load_ms.max(0.0)));
+    lines.push(format!("  core {} (wasm loaded in {} ms)", input.core_version, fixed(input.core_load_ms.max(0.0), 1)));
     lines.join("\n")
 }
 

@@ -25,7 +25,9 @@ pub fn cells(part: u64, whole: u64, of: u8) -> u8 {
         return 0;
     }
     let exact = part as f64 / whole as f64 * f64::from(of);
-    (exact.round().clamp(1.0, f64::from(of))) as u8
+    // `max` then `min`, not `clamp`: `clamp` can panic, and its message
+    // formats floats with `core::fmt`'s float code (kilobytes of the `.wasm`).
+    exact.round().max(1.0).min(f64::from(of)) as u8
 }
 
 /// The hue of a composition bucket id; a child row is faint, an unknown or

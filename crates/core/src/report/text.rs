@@ -9,6 +9,7 @@ use super::drift::DriftNote;
 use super::gauge::{GaugeBasis, WINDOW_CELLS};
 use super::threshold::{ReserveSource, ThresholdState, WindowSource};
 use super::{ContextReport, MAX_SAFE};
+use crate::decimal::fixed;
 use crate::text::short_count;
 use serde::Serialize;
 use std::fmt::Write;
@@ -33,7 +34,7 @@ fn signed(n: i64) -> String {
 
 /// A percentage as printed: one decimal, computed from unrounded tokens.
 pub fn percent_text(p: f64) -> String {
-    format!("{p:.1}%")
+    format!("{}%", fixed(p, 1))
 }
 
 /// The report's sentences, shared by the screen and the text.
@@ -102,10 +103,10 @@ pub fn headline_line(r: &ContextReport) -> String {
         (Some(t), Some(w)) => {
             let source = if h.window_source == WindowSource::Model { " (model's window)" } else { "" };
             format!(
-                "{} / {} tokens ({:.1}%){source}, {} free",
+                "{} / {} tokens ({}%){source}, {} free",
                 count(t),
                 count(w),
-                h.percent.unwrap_or(0.0),
+                fixed(h.percent.unwrap_or(0.0), 1),
                 count(h.free.unwrap_or(0))
             )
         }
