@@ -34,7 +34,7 @@ pub fn build_report(inputs: &str, tokens: Vec<f64>, kind: Vec<u32>, describe: &D
             .call(&JsValue::UNDEFINED, u32::try_from(index).unwrap_or(u32::MAX))
             .ok()
             .and_then(|text| text.as_string())
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .and_then(|text| report::input::message_text(&text))
             .unwrap_or_default()
     };
     report::build_json(inputs, tokens, kind, &mut texts).map_err(|e| JsError::new(&e))

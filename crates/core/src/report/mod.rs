@@ -10,17 +10,18 @@
 //! The screen only slices and paints it.
 //!
 //! Each concept is its own module: [`composition`], [`threshold`], [`drift`],
-//! [`history`], [`largest`], [`gauge`], [`text`].
+//! [`history`], [`largest`], [`gauge`], [`text`]; [`input`] reads the inputs' JSON.
 
 pub mod composition;
 pub mod drift;
 pub mod gauge;
 pub mod history;
+pub mod input;
 pub mod largest;
 pub mod text;
 pub mod threshold;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The largest integer JavaScript holds exactly. Every count leaving the core
@@ -32,8 +33,7 @@ pub const MAX_SAFE: u64 = (1 << 53) - 1;
 /// A later "guard" section (what the guard keeps out of the window) is meant to
 /// arrive as one more optional field here and one more optional section in
 /// [`ContextReport`]; nothing else changes shape.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct ContextInputs {
     /// `ctx.getContextUsage()`, absent when Pi has no model or no window.
     pub usage: Option<HostUsage>,
@@ -56,8 +56,7 @@ pub struct ContextInputs {
 }
 
 /// Pi's own figures for the window.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct HostUsage {
     /// `null` between a compaction and the next successful reply.
     pub tokens: Option<f64>,
@@ -66,8 +65,7 @@ pub struct HostUsage {
 }
 
 /// The active model, as far as the report needs it.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct ModelRef {
     pub provider: String,
     pub id: String,
@@ -75,8 +73,7 @@ pub struct ModelRef {
 }
 
 /// One active tool definition. `parameters` is its schema as JSON text.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct ToolDigest {
     pub name: String,
     pub description: String,
@@ -85,19 +82,17 @@ pub struct ToolDigest {
 
 /// `pi.getSettings().compaction` (any shape: it is validated here) and
 /// `DEFAULT_COMPACTION_SETTINGS` from the running Pi.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct CompactionInputs {
     pub settings: Option<serde_json::Value>,
     pub defaults: CompactionDefaults,
 }
 
 /// Pi's built-in compaction defaults.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone)]
 pub struct CompactionDefaults {
     pub enabled: bool,
-    #[serde(deserialize_with = "lenient_number")]
+    /// `null` reads as NaN (see `input`).
     pub reserve_tokens: f64,
 }
 
@@ -115,14 +110,11 @@ impl Default for CompactionDefaults {
 ///
 /// At the wasm boundary `tokens` and `kind` arrive as typed arrays (a copy of
 /// memory) and `kinds` and `systems` inside the JSON text; see [`build_json`].
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct Messages {
     /// Pi's `estimateTokens(message)` per message. Its length is the number of messages.
-    #[serde(skip)]
     pub tokens: Vec<f64>,
     /// Each message's kind: an index into `kinds`.
-    #[serde(skip)]
     pub kind: Vec<u32>,
     /// The distinct kinds the messages have, in any order.
     pub kinds: Vec<Kind>,
@@ -132,8 +124,7 @@ pub struct Messages {
 
 /// What a message is, as far as the composition needs: its role and, for an
 /// injected (`custom`) message, its type. A session has a handful of these.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Kind {
     pub role: String,
     pub custom_type: Option<String>,
@@ -186,8 +177,7 @@ impl Messages {
 /// The short texts of one message that its descriptor is made from. The host
 /// is asked for them only for the messages the report lists (the five
 /// largest), so a 5,000-message session does not cross as 5,000 strings.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MessageText {
     /// A tool result's tool, or the first tool an assistant message calls.
     pub tool_name: Option<String>,
@@ -199,8 +189,7 @@ pub struct MessageText {
 
 /// The prompt parts of one system message (its tool declarations are counted
 /// in the tools row instead).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct SystemDigest {
     pub content: String,
     /// Named sections; `None` removes a section set by an earlier message.
@@ -208,8 +197,7 @@ pub struct SystemDigest {
 }
 
 /// The branch's compactions.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct HistoryInputs {
     /// How many `compaction` entries the branch holds.
     pub count: u32,
@@ -221,10 +209,9 @@ pub struct HistoryInputs {
 }
 
 /// The newest compaction entry.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default)]
 pub struct LatestCompaction {
-    #[serde(deserialize_with = "lenient_number")]
+    /// `null` reads as NaN (see `input`).
     pub tokens_before: f64,
     pub summary: String,
 }
@@ -321,7 +308,7 @@ pub fn build_json(
     kind: Vec<u32>,
     texts: &mut dyn FnMut(usize) -> MessageText,
 ) -> Result<String, String> {
-    let mut inputs: ContextInputs = serde_json::from_str(inputs).map_err(|e| format!("context inputs: {e}"))?;
+    let mut inputs = input::context_inputs(inputs)?;
     if kind.len() != tokens.len() {
         return Err(format!("context inputs: {} counts but {} kinds", tokens.len(), kind.len()));
     }
@@ -334,12 +321,6 @@ pub fn build_json(
     inputs.messages.tokens = tokens;
     inputs.messages.kind = kind;
     serde_json::to_string(&build(&inputs, texts)).map_err(|e| format!("context report: {e}"))
-}
-
-/// A number that JSON may carry as `null` (JavaScript's `NaN` and infinities
-/// stringify to `null`): read as NaN, which [`whole_tokens`] turns into 0.
-fn lenient_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A token count from the host, made safe: NaN, negatives and infinities are
