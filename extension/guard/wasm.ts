@@ -125,10 +125,26 @@ function headUnits(heads: string): Uint8Array {
 /** Each text of a chunk's questions as the core words it: `[before, after]` around the chunk's key. */
 type Template = [string, string];
 
-/** A request as the core sends it: a segment's chunk questions as their wording (guard/json.rs `requests_compact`). */
+/**
+ * A request as the core sends it (guard/json.rs `requests_compact`): a segment's chunk questions as their
+ * wording, and a state whose head (the fields before `output_size`) is an earlier request's as `head`.
+ */
 type CoreRequest = GuardClassifierContext & {
+  state: { head?: [number, number] };
   chunkQuestions?: { option: Template; instructions: Template; true: Template; false: Template };
 };
+
+/** A state sent with `head: [j, n]`: the first `n` fields of request `j`'s state (sent in full), then its own. */
+function withHead(base: object, n: number, own: CoreRequest["state"]): GuardClassifierContext["state"] {
+  const state: Record<string, unknown> = {};
+  let i = 0;
+  for (const key in base) {
+    if (i++ === n) break;
+    state[key] = base[key as keyof typeof base];
+  }
+  for (const key in own) if (key !== "head") state[key] = own[key as keyof typeof own];
+  return state as unknown as GuardClassifierContext["state"];
+}
 
 /**
  * The questions with a segment's chunk questions written out, for each key of its `chunks` in order:
@@ -169,10 +185,12 @@ function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Ar
   let requests: GuardClassifierContext[];
   let gate: CheckpointGate | undefined;
   try {
-    requests = (JSON.parse(plan.takeRequests()) as CoreRequest[]).map((r) => {
+    const sent = JSON.parse(plan.takeRequests()) as CoreRequest[];
+    requests = sent.map((r) => {
       const chunks = r.state.chunks as Record<string, Part> | undefined;
       for (const key in chunks) chunks[key] = part(texts, chunks[key]);
-      return r.chunkQuestions ? { state: r.state, questions: writtenOut(r, r.chunkQuestions) } : r;
+      const state = r.state.head ? withHead(sent[r.state.head[0]].state, r.state.head[1], r.state) : r.state;
+      return r.chunkQuestions ? { state, questions: writtenOut(r, r.chunkQuestions) } : { state, questions: r.questions };
     });
     const gateText = plan.gate;
     gate = gateText ? JSON.parse(gateText) : undefined;

@@ -108,6 +108,11 @@ pub fn superseded_by<'a>(
     args: &Value,
     later: impl Iterator<Item = (&'a str, &'a Value)>,
 ) -> Option<String> {
+    // This call's command, normalized once for all the later calls.
+    let command = match tool {
+        "bash" => Some(normalized_command(args.get("command").and_then(Value::as_str)?)),
+        _ => None,
+    };
     for (name, a) in later {
         match tool {
             "read" => {
@@ -124,11 +129,7 @@ pub fn superseded_by<'a>(
                 }
             }
             "bash" => {
-                let command = args.get("command").and_then(Value::as_str)?;
-                if name == "bash"
-                    && a.get("command").and_then(Value::as_str).map(normalized_command)
-                        == Some(normalized_command(command))
-                {
+                if name == "bash" && a.get("command").and_then(Value::as_str).map(normalized_command) == command {
                     return Some("the same command was run again later in the run".to_string());
                 }
             }

@@ -128,18 +128,21 @@ fn push_usize(out: &mut String, n: usize) {
 struct Obj<'a> {
     out: &'a mut String,
     first: bool,
+    /// Keys written so far.
+    keys: usize,
 }
 
 impl<'a> Obj<'a> {
     fn new(out: &'a mut String) -> Obj<'a> {
         out.push('{');
-        Obj { out, first: true }
+        Obj { out, first: true, keys: 0 }
     }
     fn key(&mut self, k: &str) -> &mut String {
         if !self.first {
             self.out.push(',');
         }
         self.first = false;
+        self.keys += 1;
         push_str(self.out, k);
         self.out.push(':');
         self.out
@@ -184,6 +187,12 @@ pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> S
 /// requests [`requests`] writes: the choice's criteria go on with
 /// `{key: option}`, and after the other questions come
 /// `{key: {"type": "bool", "instructions", "criteria": {"true", "false"}}}`.
+///
+/// And a large state whose head (every field before `output_size`: the
+/// run's, and the output's, the same in each of its segments) is that of the
+/// last large state written in full, request `j`'s with `n` such fields,
+/// starts with `"head":[j,n]` in their place: its fields are then the first
+/// `n` of request `j`'s state, followed by its own.
 pub fn requests_compact(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> String {
     write_requests(requests, refs, true)
 }
@@ -200,11 +209,20 @@ fn write_requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>], co
         .sum();
     let mut out = String::with_capacity(size + size / 16 + 64);
     out.push('[');
+    // The last large state written in full: its request, its head's fields, the state.
+    let mut last: Option<(usize, usize, &LargeState)> = None;
     for (i, r) in requests.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        request(&mut out, r, refs.get(i).and_then(Option::as_ref), compact);
+        let head = match (&r.state, last) {
+            (State::Large(s), Some((j, n, l))) if compact && same_head(s, l) => Some((j, n)),
+            _ => None,
+        };
+        let fields = request(&mut out, r, refs.get(i).and_then(Option::as_ref), compact, head);
+        if let (State::Large(s), None) = (&r.state, head) {
+            last = Some((i, fields, s));
+        }
     }
     out.push(']');
     out
@@ -217,13 +235,26 @@ fn approximate_size(r: &ClassifierContext) -> usize {
     }
 }
 
-fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>, compact: bool) {
+/// Writes a request; returns how many fields its large state's own head has (0 for other kinds).
+fn request(
+    out: &mut String,
+    r: &ClassifierContext,
+    refs: Option<&ChunkRefs>,
+    compact: bool,
+    head: Option<(usize, usize)>,
+) -> usize {
     let mut o = Obj::new(out);
-    match &r.state {
-        State::Large(s) => large_state(o.key("state"), s, refs),
-        State::Small(s) => small_state(o.key("state"), s),
-        State::Exchange(s) => exchange_state(o.key("state"), s),
-    }
+    let fields = match &r.state {
+        State::Large(s) => large_state(o.key("state"), s, refs, head),
+        State::Small(s) => {
+            small_state(o.key("state"), s);
+            0
+        }
+        State::Exchange(s) => {
+            exchange_state(o.key("state"), s);
+            0
+        }
+    };
     // Written out here unless sent as their wording.
     let per_chunk = r.chunk_questions.as_ref().filter(|_| !compact);
     let q = o.key("questions");
@@ -279,6 +310,7 @@ fn request(out: &mut String, r: &ClassifierContext, refs: Option<&ChunkRefs>, co
         chunk_questions(o.key("chunkQuestions"), per);
     }
     o.end();
+    fields
 }
 
 /// A template written out for `key`, as a JSON string.
@@ -382,16 +414,45 @@ fn exchange_state(out: &mut String, s: &ExchangeState) {
     o.end();
 }
 
-fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>) {
+/// Whether two large states have the same head: every field before
+/// `output_size` (the run's, and the output's, the same in each of its segments).
+fn same_head(a: &LargeState, b: &LargeState) -> bool {
+    a.tool == b.tool
+        && a.tool_arguments == b.tool_arguments
+        && a.tool_status == b.tool_status
+        && a.superseded == b.superseded
+        && a.later_tool_calls == b.later_tool_calls
+        && a.run == b.run
+}
+
+/// Writes a large state; `head` is `Some((j, n))` when its head is that of
+/// request `j`'s state, whose first `n` fields it is: then written as
+/// `"head":[j,n]` (see [`requests_compact`]). Returns how many fields its own
+/// head has.
+fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>, head: Option<(usize, usize)>) -> usize {
     let mut o = Obj::new(out);
-    run_fields(&mut o, &s.run);
-    if let Some(calls) = &s.later_tool_calls {
-        str_list(o.key("later_tool_calls"), calls);
-    }
-    o.opt("superseded", &s.superseded);
-    o.str("tool", &s.tool);
-    o.str("tool_arguments", &s.tool_arguments);
-    o.opt("tool_status", &s.tool_status);
+    let fields = match head {
+        Some((j, n)) => {
+            let out = o.key("head");
+            out.push('[');
+            push_usize(out, j);
+            out.push(',');
+            push_usize(out, n);
+            out.push(']');
+            n
+        }
+        None => {
+            run_fields(&mut o, &s.run);
+            if let Some(calls) = &s.later_tool_calls {
+                str_list(o.key("later_tool_calls"), calls);
+            }
+            o.opt("superseded", &s.superseded);
+            o.str("tool", &s.tool);
+            o.str("tool_arguments", &s.tool_arguments);
+            o.opt("tool_status", &s.tool_status);
+            o.keys
+        }
+    };
     o.str("output_size", &s.output_size);
     let mut co = Obj::new(o.key("chunks"));
     for (i, (k, v)) in s.chunks.0.iter().enumerate() {
@@ -409,6 +470,7 @@ fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>) {
     }
     co.end();
     o.end();
+    fields
 }
 
 /// The JSON text of a pass's outcome, as serde_json would write it: the
@@ -489,6 +551,19 @@ pub(crate) mod tests {
     /// The requests of [`requests_compact`] written out as `extension/guard/wasm.ts` does.
     pub(crate) fn written_out(text: &str) -> Value {
         let mut v: Value = serde_json::from_str(text).unwrap();
+        // Heads first, from states written in full (the keys sort here: the head is every key but the last two).
+        let states: Vec<Value> = v.as_array().unwrap().iter().map(|r| r["state"].clone()).collect();
+        for r in v.as_array_mut().unwrap() {
+            let Some(head) = r["state"].as_object_mut().unwrap().remove("head") else { continue };
+            let (j, n) = (head[0].as_u64().unwrap() as usize, head[1].as_u64().unwrap() as usize);
+            let base = states[j].as_object().unwrap();
+            assert!(base.get("head").is_none(), "a head refers to a state written in full");
+            let own: Vec<&String> = base.keys().filter(|k| *k != "output_size" && *k != "chunks").collect();
+            assert_eq!(own.len(), n, "the head is every field before output_size");
+            for k in own {
+                r["state"][k] = base[k].clone();
+            }
+        }
         for r in v.as_array_mut().unwrap() {
             let Some(per) = r.as_object_mut().unwrap().remove("chunkQuestions") else { continue };
             let t = |k: &str, key: &str| format!("{}{key}{}", per[k][0].as_str().unwrap(), per[k][1].as_str().unwrap());
@@ -582,12 +657,18 @@ pub(crate) mod tests {
         mid.mid_run = true;
         input.run = &mid;
         let three = large_request(&input);
-        let all = vec![one, two, three];
+        // The output's next segment: the same head.
+        input.part = 2;
+        input.first_number = 11;
+        let four = large_request(&input);
+        let all = vec![one, two, three, four];
         assert_eq!(requests(&all, &[]), serde_json::to_string(&all).unwrap());
         // The compact form: each chunk's questions as their wording, the same once written out.
         let compact = requests_compact(&all, &[]);
         assert_eq!(written_out(&compact), serde_json::to_value(&all).unwrap());
-        assert!(!compact.contains("chunk_9 is") && compact.matches("\"chunkQuestions\"").count() == 3);
+        assert!(!compact.contains("chunk_9 is") && compact.matches("\"chunkQuestions\"").count() == 4);
+        assert_eq!(compact.matches("\"head\":").count(), 1, "only the fourth has the head of another");
+        assert!(compact.contains("\"state\":{\"head\":[2,7],\"output_size\":\"2 lines, part 2 of 2\""), "{compact}");
         assert_eq!(requests(&[], &[]), "[]");
         // Whole items, every optional field both ways.
         use crate::guard::classify::{ExchangeItem, SmallItem};
