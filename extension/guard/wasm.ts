@@ -127,11 +127,13 @@ type Template = [string, string];
 
 /**
  * A request as the core sends it (guard/json.rs `requests_compact`): a segment's chunk questions as their
- * wording, and a state whose head (the fields before `output_size`) is an earlier request's as `head`.
+ * wording, a state whose head (the fields before `output_size`) is an earlier request's as `head`, and
+ * questions that are an earlier request's as `questionsOf`.
  */
 type CoreRequest = GuardClassifierContext & {
   state: { head?: [number, number] };
   chunkQuestions?: { option: Template; instructions: Template; true: Template; false: Template };
+  questionsOf?: number;
 };
 
 /** A state sent with `head: [j, n]`: the first `n` fields of request `j`'s state (sent in full), then its own. */
@@ -151,12 +153,18 @@ function withHead(base: object, n: number, own: CoreRequest["state"]): GuardClas
  * the choice's options go on with `{ key: option }`, and after the other questions comes
  * `{ key: { type: "bool", instructions, criteria: { true, false } } }` (guard/classify.rs `ChunkQuestions`).
  */
-function writtenOut(r: CoreRequest, t: NonNullable<CoreRequest["chunkQuestions"]>): GuardClassifierContext["questions"] {
-  const questions = r.questions;
-  const keys = Object.keys(r.state.chunks);
-  for (const key in questions) {
-    const q = questions[key];
-    if (q.type === "choice") for (const k of keys) q.criteria[k] = t.option[0] + k + t.option[1];
+function writtenOut(keys: string[], sent: GuardClassifierContext["questions"], t: NonNullable<CoreRequest["chunkQuestions"]>): GuardClassifierContext["questions"] {
+  // A new object: `sent` may be another request's too. Only the choice is extended, so only it is copied.
+  const questions: GuardClassifierContext["questions"] = {};
+  for (const key in sent) {
+    const q = sent[key];
+    if (q.type !== "choice") {
+      questions[key] = q;
+      continue;
+    }
+    const criteria = { ...q.criteria };
+    for (const k of keys) criteria[k] = t.option[0] + k + t.option[1];
+    questions[key] = { type: "choice", instructions: q.instructions, criteria };
   }
   for (const k of keys) {
     questions[k] = { type: "bool", instructions: t.instructions[0] + k + t.instructions[1], criteria: { true: t.true[0] + k + t.true[1], false: t.false[0] + k + t.false[1] } };
@@ -190,7 +198,9 @@ function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Ar
       const chunks = r.state.chunks as Record<string, Part> | undefined;
       for (const key in chunks) chunks[key] = part(texts, chunks[key]);
       const state = r.state.head ? withHead(sent[r.state.head[0]].state, r.state.head[1], r.state) : r.state;
-      return r.chunkQuestions ? { state, questions: writtenOut(r, r.chunkQuestions) } : { state, questions: r.questions };
+      const asked = r.questionsOf === undefined ? r : sent[r.questionsOf];
+      const questions = asked.chunkQuestions ? writtenOut(Object.keys(state.chunks), asked.questions, asked.chunkQuestions) : asked.questions;
+      return { state, questions };
     });
     const gateText = plan.gate;
     gate = gateText ? JSON.parse(gateText) : undefined;

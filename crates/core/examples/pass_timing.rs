@@ -119,7 +119,7 @@ fn answers(requests: &[Value]) -> PassAnswers {
                 "focus".into(),
                 json!({"choice": first, "probabilities": {first.clone(): 0.7}, "confidence": 0.7}),
             );
-            RequestOutcome::Answered { answers: Value::Object(a), input_tokens: 8000.0, cost_usd: 0.0001 }
+            RequestOutcome::Answered { answers: Value::Object(a).into(), input_tokens: 8000.0, cost_usd: 0.0001 }
         })
         .collect();
     PassAnswers { outcomes, timed_out: false, ms: 900.0 }

@@ -142,6 +142,28 @@ pub fn js_prefix(s: &str, max: usize) -> &str {
     s.get(..at).unwrap_or(s)
 }
 
+/// Appends a whole number in decimal, as `format!("{n}")` writes it without
+/// `core::fmt` (at `opt-level = "z"` a call chain per number; requests and
+/// notes write thousands).
+pub fn push_usize(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or(&[]) {
+        out.push(char::from(d));
+    }
+}
+
 /// The longest suffix of `s` whose JavaScript length is at most `max`.
 pub fn js_suffix(s: &str, max: usize) -> &str {
     // Whole, the usual case, found eight bytes at a time instead of a character at a time.
@@ -252,6 +274,15 @@ fn is_invisible_format(ch: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_usize_writes_what_format_writes() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, 1_000_000, usize::MAX / 7, usize::MAX] {
+            let mut s = "x".to_string();
+            push_usize(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
 
     #[test]
     fn js_len_counts_utf16_units() {

@@ -222,7 +222,7 @@ fn outcome(rng: &mut Rng, chunks: usize) -> RequestOutcome {
                 }
             }
             RequestOutcome::Answered {
-                answers: Value::Object(m),
+                answers: Value::Object(m).into(),
                 input_tokens: rng.below(9999) as f64,
                 cost_usd: f64::NAN,
             }
@@ -495,7 +495,7 @@ fn whole_items_never_panic_and_omissions_keep_calls_with_results() {
                 if rng.chance(10) {
                     outcome(&mut rng, 3)
                 } else {
-                    RequestOutcome::Answered { answers: Value::Object(m), input_tokens: 1.0, cost_usd: 0.0 }
+                    RequestOutcome::Answered { answers: Value::Object(m).into(), input_tokens: 1.0, cost_usd: 0.0 }
                 }
             })
             .collect();

@@ -15,11 +15,15 @@
 //! all of them, so that the request kinds can share one `State` without
 //! importing each other.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::guard::chunk::FastMap;
 use crate::guard::span::{History, Run};
 use crate::text::clip_middle;
 
@@ -76,7 +80,15 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
 
 /// The name of the chunk numbered `n` (1-based, across the output).
 pub fn chunk_key(n: usize) -> String {
-    format!("chunk_{n}")
+    let mut key = String::with_capacity(16);
+    push_chunk_key(&mut key, n);
+    key
+}
+
+/// Appends [`chunk_key`]`(n)`.
+pub fn push_chunk_key(out: &mut String, n: usize) {
+    out.push_str("chunk_");
+    crate::text::push_usize(out, n);
 }
 
 /// Pi's `ClassifierContext`: the state to judge and the questions about it.
@@ -231,15 +243,27 @@ impl ClassifierAnswer {
     /// probability must be a finite number within 0–1, else `None`.
     pub fn from_value(v: &Value) -> Option<ClassifierAnswer> {
         let obj = v.as_object()?;
-        if let Some(choice) = obj.get("choice") {
+        let field = |k: &str| obj.get(k);
+        ClassifierAnswer::from_fields(&AnswerFields {
+            choice: field("choice"),
+            probabilities: field("probabilities"),
+            confidence: field("confidence"),
+            probability: field("probability"),
+            score: field("score"),
+        })
+    }
+
+    /// [`from_value`](Self::from_value) from the fields it reads (`None`: missing).
+    pub fn from_fields(f: &AnswerFields) -> Option<ClassifierAnswer> {
+        if let Some(choice) = f.choice {
             let choice = choice.as_str()?.to_string();
             let mut probabilities = Vec::new();
-            if let Some(p) = obj.get("probabilities") {
+            if let Some(p) = f.probabilities {
                 for (k, v) in p.as_object()? {
                     probabilities.push((k.clone(), probability(Some(v))?));
                 }
             }
-            let confidence = match obj.get("confidence") {
+            let confidence = match f.confidence {
                 None | Some(Value::Null) => None,
                 c => Some(probability(c)?),
             };
@@ -247,11 +271,102 @@ impl ClassifierAnswer {
                 confidence.or_else(|| probabilities.iter().find(|(k, _)| *k == choice).map(|(_, p)| *p))?;
             return Some(ClassifierAnswer::Choice { choice, probabilities: Ordered(probabilities), confidence });
         }
-        if obj.contains_key("probability") {
-            return Some(ClassifierAnswer::Bool { probability: probability(obj.get("probability"))? });
+        if f.probability.is_some() {
+            return Some(ClassifierAnswer::Bool { probability: probability(f.probability)? });
         }
-        let score = obj.get("score")?.as_f64().filter(|s| s.is_finite())?;
-        Some(ClassifierAnswer::Score { score, confidence: probability(obj.get("confidence")).unwrap_or(0.0) })
+        let score = f.score?.as_f64().filter(|s| s.is_finite())?;
+        Some(ClassifierAnswer::Score { score, confidence: probability(f.confidence).unwrap_or(0.0) })
+    }
+}
+
+/// The fields of an answer that [`ClassifierAnswer::from_value`] reads.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnswerFields<'a> {
+    pub choice: Option<&'a Value>,
+    pub probabilities: Option<&'a Value>,
+    pub confidence: Option<&'a Value>,
+    pub probability: Option<&'a Value>,
+    pub score: Option<&'a Value>,
+}
+
+/// Pi's `result.answers` as read: each answer by its key, read with
+/// [`ClassifierAnswer::from_value`] (`None`: not a valid answer), in the
+/// order given, each key once: a key given twice counts as its last answer,
+/// as in a JSON object read into a map.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Answers {
+    entries: Vec<(String, Option<ClassifierAnswer>)>,
+    /// Where the next lookup starts: keys are asked in about the order they
+    /// were answered (a segment's chunks, in order), so most lookups take
+    /// one comparison instead of a scan.
+    next: Cell<usize>,
+}
+
+impl Answers {
+    /// Answers in the order given; of a key given twice, the last.
+    pub fn new(mut entries: Vec<(String, Option<ClassifierAnswer>)>) -> Answers {
+        let mut seen: FastMap<&str, u32> = FastMap::default();
+        if entries.iter().any(|(k, _)| seen.insert(k, 0).is_some()) {
+            // Not from JSON.stringify: keep each key's last answer, where it was.
+            let last: Vec<bool> = (0..entries.len())
+                .map(|i| entries.iter().skip(i + 1).all(|(k, _)| Some(k) != entries.get(i).map(|(k, _)| k)))
+                .collect();
+            let mut at = 0;
+            entries.retain(|_| {
+                at += 1;
+                last.get(at - 1).copied().unwrap_or(true)
+            });
+        }
+        Answers { entries, next: Cell::new(0) }
+    }
+
+    /// The answers of a JSON object; anything else has none.
+    pub fn from_value(v: &Value) -> Answers {
+        match v {
+            Value::Object(map) => {
+                Answers::new(map.iter().map(|(k, a)| (k.clone(), ClassifierAnswer::from_value(a))).collect())
+            }
+            _ => Answers::default(),
+        }
+    }
+
+    /// Each key and its answer, in order.
+    pub fn entries(&self) -> &[(String, Option<ClassifierAnswer>)] {
+        &self.entries
+    }
+
+    /// The answer to `key`, if valid: searched from where the last lookup
+    /// ended, around to it.
+    pub fn get(&self, key: &str) -> Option<&ClassifierAnswer> {
+        let n = self.entries.len();
+        let start = self.next.get().min(n);
+        let (after, before) = (self.entries.get(start..).unwrap_or(&[]), self.entries.get(..start).unwrap_or(&[]));
+        let i = after
+            .iter()
+            .position(|(k, _)| k == key)
+            .map(|i| start + i)
+            .or_else(|| before.iter().position(|(k, _)| k == key))?;
+        self.next.set(i + 1);
+        self.entries.get(i).and_then(|(_, a)| a.as_ref())
+    }
+}
+
+impl From<Value> for Answers {
+    fn from(v: Value) -> Answers {
+        Answers::from_value(&v)
+    }
+}
+
+/// Written as the object of its valid answers, which reads back the same.
+impl Serialize for Answers {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let valid: Vec<(&String, &ClassifierAnswer)> =
+            self.entries.iter().filter_map(|(k, a)| Some((k, a.as_ref()?))).collect();
+        let mut map = s.serialize_map(Some(valid.len()))?;
+        for (k, a) in valid {
+            map.serialize_entry(k, a)?;
+        }
+        map.end()
     }
 }
 
@@ -264,9 +379,9 @@ impl ClassifierAnswer {
 pub enum RequestOutcome {
     #[serde(rename_all = "camelCase")]
     Answered {
-        /// Pi's `result.answers`, unchecked: read with [`ClassifierAnswer::from_value`].
+        /// Pi's `result.answers`, each read with [`ClassifierAnswer::from_value`].
         #[serde(default)]
-        answers: Value,
+        answers: Answers,
         #[serde(default)]
         input_tokens: f64,
         #[serde(default)]
@@ -282,13 +397,13 @@ pub enum RequestOutcome {
 crate::deserialize_via_value!(RequestOutcome);
 
 impl RequestOutcome {
-    pub fn from_value(mut v: Value) -> RequestOutcome {
+    pub fn from_value(v: Value) -> RequestOutcome {
         let number = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         match v.get("status").and_then(Value::as_str) {
             Some("answered") => RequestOutcome::Answered {
                 input_tokens: number(&v, "inputTokens"),
                 cost_usd: number(&v, "costUsd"),
-                answers: v.get_mut("answers").map(Value::take).unwrap_or(Value::Null),
+                answers: v.get("answers").map(Answers::from_value).unwrap_or_default(),
             },
             Some("timeout") => RequestOutcome::Timeout,
             status => RequestOutcome::Error {
@@ -304,7 +419,7 @@ impl RequestOutcome {
     /// A validated answer by question key.
     pub fn answer(&self, key: &str) -> Option<ClassifierAnswer> {
         match self {
-            RequestOutcome::Answered { answers, .. } => ClassifierAnswer::from_value(answers.get(key)?),
+            RequestOutcome::Answered { answers, .. } => answers.get(key).cloned(),
             _ => None,
         }
     }
@@ -399,7 +514,50 @@ pub struct LargeState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_status: Option<String>,
     pub output_size: String,
-    pub chunks: Ordered<String>,
+    pub chunks: Chunks,
+}
+
+/// A segment's chunks as its request carries them: keys `chunk_{first}`, …,
+/// in order, each text a range of one shared text (the output's, so a plan
+/// neither copies nor frees its chunks one by one). Serialized as the object
+/// of key and text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Chunks {
+    pub first: usize,
+    pub text: Rc<str>,
+    /// Byte ranges of `text`.
+    pub ranges: Vec<(usize, usize)>,
+}
+
+impl Chunks {
+    /// Texts one after another in a new shared text.
+    pub fn of_texts(first: usize, texts: &[&str]) -> Chunks {
+        let mut text = String::with_capacity(texts.iter().map(|t| t.len()).sum());
+        let ranges = texts
+            .iter()
+            .map(|t| {
+                let start = text.len();
+                text.push_str(t);
+                (start, text.len())
+            })
+            .collect();
+        Chunks { first, text: Rc::from(text), ranges }
+    }
+
+    /// Each chunk's text, in order (empty if its range does not fit).
+    pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        self.ranges.iter().map(|&(a, b)| self.text.get(a..b).unwrap_or(""))
+    }
+}
+
+impl Serialize for Chunks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.ranges.len()))?;
+        for (i, t) in self.texts().enumerate() {
+            map.serialize_entry(&chunk_key(self.first.saturating_add(i)), t)?;
+        }
+        map.end()
+    }
 }
 
 /// The session before the run, empty parts left out (§3).

@@ -395,7 +395,7 @@ mod tests {
             rewrite_chars: 0,
         };
         let answered = |x: f64| RequestOutcome::Answered {
-            answers: json!({"output_1": {"type": "bool", "probability": x}}),
+            answers: json!({"output_1": {"type": "bool", "probability": x}}).into(),
             input_tokens: 0.0,
             cost_usd: 0.0,
         };

@@ -11,10 +11,11 @@
 //! what serde_json writes (tested).
 
 use crate::guard::classify::{
-    ChunkQuestions, ClassifierContext, ClassifierQuestion, ExchangeState, LargeState, RunFields, SmallState, State,
-    Template,
+    push_chunk_key, ChunkQuestions, ClassifierContext, ClassifierQuestion, ExchangeState, LargeState, RunFields,
+    SmallState, State, Template,
 };
 use crate::guard::outcome::{Draft, Outcome, TextRange};
+use crate::text::push_usize;
 
 /// Appends `s` as a JSON string literal, escaped exactly as serde_json does:
 /// `"` and `\` with a backslash, `\b \f \n \r \t`, other controls as
@@ -104,26 +105,6 @@ fn text_parts(out: &mut String, text: &str, ranges: &[TextRange]) {
     out.push(']');
 }
 
-/// Appends a whole number in decimal.
-fn push_usize(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    for &d in digits.get(at..).unwrap_or(&[]) {
-        out.push(char::from(d));
-    }
-}
-
 /// A small writer for JSON objects in a fixed field order.
 struct Obj<'a> {
     out: &'a mut String,
@@ -188,6 +169,10 @@ pub fn requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>]) -> S
 /// `{key: option}`, and after the other questions come
 /// `{key: {"type": "bool", "instructions", "criteria": {"true", "false"}}}`.
 ///
+/// A request whose questions and chunk questions' wording are those of the
+/// last request sent with its own, request `j`, has `"questionsOf":j` in
+/// their place.
+///
 /// And a large state whose head (every field before `output_size`: the
 /// run's, and the output's, the same in each of its segments) is that of the
 /// last large state written in full, request `j`'s with `n` such fields,
@@ -211,6 +196,8 @@ fn write_requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>], co
     out.push('[');
     // The last large state written in full: its request, its head's fields, the state.
     let mut last: Option<(usize, usize, &LargeState)> = None;
+    // The last chunk questions written as their wording: the request.
+    let mut last_questions: Option<(usize, &ClassifierContext)> = None;
     for (i, r) in requests.iter().enumerate() {
         if i > 0 {
             out.push(',');
@@ -219,9 +206,16 @@ fn write_requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>], co
             (State::Large(s), Some((j, n, l))) if compact && same_head(s, l) => Some((j, n)),
             _ => None,
         };
-        let fields = request(&mut out, r, refs.get(i).and_then(Option::as_ref), compact, head);
+        let questions_of = match last_questions {
+            Some((j, l)) if compact && same_questions(r, l) => Some(j),
+            _ => None,
+        };
+        let fields = request(&mut out, r, refs.get(i).and_then(Option::as_ref), compact, head, questions_of);
         if let (State::Large(s), None) = (&r.state, head) {
             last = Some((i, fields, s));
+        }
+        if r.chunk_questions.is_some() && questions_of.is_none() {
+            last_questions = Some((i, r));
         }
     }
     out.push(']');
@@ -230,7 +224,7 @@ fn write_requests(requests: &[ClassifierContext], refs: &[Option<ChunkRefs>], co
 
 fn approximate_size(r: &ClassifierContext) -> usize {
     match &r.state {
-        State::Large(s) => s.chunks.0.iter().map(|(k, v)| k.len() + v.len() + 400).sum::<usize>() + 4096,
+        State::Large(s) => s.chunks.texts().map(|t| t.len() + 420).sum::<usize>() + 4096,
         _ => 16 * 1024,
     }
 }
@@ -242,6 +236,7 @@ fn request(
     refs: Option<&ChunkRefs>,
     compact: bool,
     head: Option<(usize, usize)>,
+    questions_of: Option<usize>,
 ) -> usize {
     let mut o = Obj::new(out);
     let fields = match &r.state {
@@ -255,6 +250,11 @@ fn request(
             0
         }
     };
+    if let Some(j) = questions_of {
+        push_usize(o.key("questionsOf"), j);
+        o.end();
+        return fields;
+    }
     // Written out here unless sent as their wording.
     let per_chunk = r.chunk_questions.as_ref().filter(|_| !compact);
     let q = o.key("questions");
@@ -414,6 +414,21 @@ fn exchange_state(out: &mut String, s: &ExchangeState) {
     o.end();
 }
 
+/// Whether two requests ask the same: the same questions, and chunk
+/// questions of the same wording (for other chunks).
+fn same_questions(a: &ClassifierContext, b: &ClassifierContext) -> bool {
+    match (&a.chunk_questions, &b.chunk_questions) {
+        (Some(x), Some(y)) => {
+            x.option == y.option
+                && x.instructions == y.instructions
+                && x.yes == y.yes
+                && x.no == y.no
+                && a.questions == b.questions
+        }
+        _ => false,
+    }
+}
+
 /// Whether two large states have the same head: every field before
 /// `output_size` (the run's, and the output's, the same in each of its segments).
 fn same_head(a: &LargeState, b: &LargeState) -> bool {
@@ -455,17 +470,20 @@ fn large_state(out: &mut String, s: &LargeState, refs: Option<&ChunkRefs>, head:
     };
     o.str("output_size", &s.output_size);
     let mut co = Obj::new(o.key("chunks"));
-    for (i, (k, v)) in s.chunks.0.iter().enumerate() {
+    let mut k = String::new();
+    for (i, v) in s.chunks.texts().enumerate() {
+        k.clear();
+        push_chunk_key(&mut k, s.chunks.first.saturating_add(i));
         match refs.and_then(|r| Some((r.text, *r.ranges.get(i)?))) {
             Some((text, (start, end))) => {
-                let out = co.key(k);
+                let out = co.key(&k);
                 for (j, n) in [text, start, end].into_iter().enumerate() {
                     out.push(if j == 0 { '[' } else { ',' });
                     push_usize(out, n);
                 }
                 out.push(']');
             }
-            None => co.str(k, v),
+            None => co.str(&k, v),
         }
     }
     co.end();
@@ -552,6 +570,14 @@ pub(crate) mod tests {
     pub(crate) fn written_out(text: &str) -> Value {
         let mut v: Value = serde_json::from_str(text).unwrap();
         // Heads first, from states written in full (the keys sort here: the head is every key but the last two).
+        let sent = v.clone();
+        for r in v.as_array_mut().unwrap() {
+            let Some(j) = r.as_object_mut().unwrap().remove("questionsOf") else { continue };
+            let base = &sent[j.as_u64().unwrap() as usize];
+            assert!(base.get("questionsOf").is_none(), "questionsOf refers to a request with its own");
+            r["questions"] = base["questions"].clone();
+            r["chunkQuestions"] = base["chunkQuestions"].clone();
+        }
         let states: Vec<Value> = v.as_array().unwrap().iter().map(|r| r["state"].clone()).collect();
         for r in v.as_array_mut().unwrap() {
             let Some(head) = r["state"].as_object_mut().unwrap().remove("head") else { continue };
@@ -666,8 +692,10 @@ pub(crate) mod tests {
         // The compact form: each chunk's questions as their wording, the same once written out.
         let compact = requests_compact(&all, &[]);
         assert_eq!(written_out(&compact), serde_json::to_value(&all).unwrap());
-        assert!(!compact.contains("chunk_9 is") && compact.matches("\"chunkQuestions\"").count() == 4);
+        assert!(!compact.contains("chunk_9 is"));
         assert_eq!(compact.matches("\"head\":").count(), 1, "only the fourth has the head of another");
+        assert_eq!(compact.matches("\"chunkQuestions\"").count(), 3, "the fourth asks as the third");
+        assert!(compact.ends_with(",\"questionsOf\":2}]"), "{compact}");
         assert!(compact.contains("\"state\":{\"head\":[2,7],\"output_size\":\"2 lines, part 2 of 2\""), "{compact}");
         assert_eq!(requests(&[], &[]), "[]");
         // Whole items, every optional field both ways.

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::decimal::whole;
 use crate::guard::chunk::{chunk_text, Chunk, FastMap};
-use crate::text::{sanitize_line, short_count};
+use crate::text::{push_usize, sanitize_line, short_count};
 
 /// The start of every text the guard writes into the context.
 pub const MARK: &str = "[context-guard]";
@@ -130,7 +130,15 @@ pub struct Distill<'a> {
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    let mut s = String::with_capacity(16);
+    push_plural(&mut s, n, one, many);
+    s
+}
+
+fn push_plural(out: &mut String, n: usize, one: &str, many: &str) {
+    push_usize(out, n);
+    out.push(' ');
+    out.push_str(if n == 1 { one } else { many });
 }
 
 /// The replacement text: the distilled output, or the one-line note when
@@ -210,33 +218,64 @@ pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
     let lines: usize = run.iter().map(|c| c.lines).sum();
     let first = run.first().map_or(0, |c| c.first_line);
     let last = first.saturating_add(lines.saturating_sub(1));
+    // Written piece by piece, not with format!: a grep output's omissions are thousands.
     let span = |what: &str, base: usize| {
         let (a, b) = (first.saturating_add(base), last.saturating_add(base));
-        if a == b {
-            format!("[… {what} line {a} omitted]")
-        } else {
-            format!("[… {what} lines {a}-{b} omitted]")
+        let mut s = String::with_capacity(48);
+        s.push_str("[… ");
+        s.push_str(what);
+        s.push_str(if a == b { " line " } else { " lines " });
+        push_usize(&mut s, a);
+        if a != b {
+            s.push('-');
+            push_usize(&mut s, b);
         }
+        s.push_str(" omitted]");
+        s
     };
     match numbering {
         Numbering::Grep => {
-            // Distinct files in order; a set, since a run can span thousands.
+            // Distinct files in order; a set once there are more than a few, since a run
+            // can span thousands (most runs name a few: a set for each costs more than looking).
             // A map like the one `chunk` keeps of file names: one hash table type in the wasm.
+            const FEW: usize = 16;
             let mut seen: FastMap<&str, u32> = FastMap::default();
             let mut files: Vec<&str> = Vec::new();
             for f in run.iter().flat_map(|c| c.files.iter()) {
-                if seen.insert(f.as_str(), 0).is_none() {
+                let new = if files.len() < FEW {
+                    !files.contains(&f.as_str())
+                } else {
+                    if seen.is_empty() {
+                        seen.extend(files.iter().map(|&f| (f, 0)));
+                    }
+                    seen.insert(f.as_str(), 0).is_none()
+                };
+                if new {
                     files.push(f);
                 }
             }
-            let count = plural(lines, "line", "lines");
+            let mut s = String::with_capacity(64);
+            s.push_str("[… ");
+            push_plural(&mut s, lines, "line", "lines");
             if files.is_empty() {
-                return format!("[… {count} omitted]");
+                s.push_str(" omitted]");
+                return s;
             }
-            let named: Vec<String> = files.iter().take(OMISSION_FILES).map(|f| one_line(f, FILE_NAME_MAX)).collect();
+            s.push_str(" omitted from ");
+            for (i, f) in files.iter().take(OMISSION_FILES).enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(&one_line(f, FILE_NAME_MAX));
+            }
             let more = files.len().saturating_sub(OMISSION_FILES);
-            let list = if more > 0 { format!("{} and {more} more", named.join(", ")) } else { named.join(", ") };
-            format!("[… {count} omitted from {list}]")
+            if more > 0 {
+                s.push_str(" and ");
+                push_usize(&mut s, more);
+                s.push_str(" more");
+            }
+            s.push(']');
+            s
         }
         Numbering::File { offset } => span("file", offset),
         Numbering::Output => span("output", 1),
@@ -397,6 +436,14 @@ mod tests {
         assert_eq!(omission(&[&mk(&["x"])], Numbering::Output), "[… output lines 1-2 omitted]");
         let one = Chunk { lines: 1, first_line: 9, ..mk(&[]) };
         assert_eq!(omission(&[&one], Numbering::Output), "[… output line 10 omitted]");
+        let one = Chunk { lines: 1, ..mk(&["a.ts", "b.ts"]) };
+        assert_eq!(omission(&[&one], Numbering::Grep), "[… 1 line omitted from a.ts, b.ts]");
+        assert_eq!(omission(&[&one], Numbering::File { offset: 100 }), "[… file line 100 omitted]");
+        // Past the few looked up in the list, files are counted in a set: each once.
+        let names: Vec<String> = (0..40).chain(0..40).map(|i| format!("f{i}")).collect();
+        let many: Vec<&str> = names.iter().map(String::as_str).collect();
+        let (c, d) = (mk(&many[..20]), mk(&many[20..]));
+        assert_eq!(omission(&[&c, &d], Numbering::Grep), "[… 4 lines omitted from f0, f1, f2, f3, f4 and 35 more]");
     }
 
     #[test]

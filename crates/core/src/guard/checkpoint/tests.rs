@@ -264,7 +264,8 @@ fn kept_outputs_are_judged_again_at_run_end_and_distilled_ones_are_not() {
     for (k, o) in c.plan.pass.outputs.iter().enumerate().skip(1) {
         let request = o.segments[0].request.unwrap();
         answers.outcomes[request] = RequestOutcome::Answered {
-            answers: json!({"keep_whole": {"probability": 0.9}, "focus": {"choice": "whole", "confidence": 0.9}}),
+            answers: json!({"keep_whole": {"probability": 0.9}, "focus": {"choice": "whole", "confidence": 0.9}})
+                .into(),
             input_tokens: 1.0,
             cost_usd: 0.0,
         };

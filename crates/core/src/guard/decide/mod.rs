@@ -22,6 +22,6 @@ pub mod request;
 pub mod result;
 pub mod verdict;
 
-pub use request::{chunk_key, large_request, RequestInput};
+pub use request::{chunk_key, large_request, large_request_with, RequestInput};
 pub use result::{decide_result, Cited, Decision, Outcome, ResultInput};
 pub use verdict::{interpret, Reason, Verdict};

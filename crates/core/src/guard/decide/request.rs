@@ -8,8 +8,8 @@ use serde_json::Value;
 
 pub use crate::guard::classify::chunk_key;
 use crate::guard::classify::{
-    earlier, BoolCriteria, ChunkQuestions, ClassifierContext, ClassifierQuestion, LargeState, Ordered, RunFields,
-    State, Template, ARGUMENTS_MAX,
+    earlier, BoolCriteria, ChunkQuestions, Chunks, ClassifierContext, ClassifierQuestion, LargeState, Ordered,
+    RunFields, State, Template, ARGUMENTS_MAX,
 };
 use crate::guard::span::Run;
 use crate::text::clip_middle;
@@ -81,6 +81,12 @@ pub fn later_tool_calls(labels: &[String]) -> Vec<String> {
 
 /// The classifier request for one segment of a large output (§3).
 pub fn large_request(input: &RequestInput) -> ClassifierContext {
+    large_request_with(input, Chunks::of_texts(input.first_number, input.chunk_texts))
+}
+
+/// [`large_request`] with the segment's chunks given as ranges of a shared
+/// text (the plan's way) instead of `input.chunk_texts` (not read).
+pub fn large_request_with(input: &RequestInput, chunks: Chunks) -> ClassifierContext {
     let earlier_conversation = earlier(&input.run.history);
     let with_history = earlier_conversation.is_some();
     let mid_run = input.run.mid_run;
@@ -94,15 +100,7 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
     };
     let lines = if input.lines == 1 { "1 line".to_string() } else { format!("{} lines", input.lines) };
     let output_size = if input.parts > 1 { format!("{lines}, part {} of {}", input.part, input.parts) } else { lines };
-    let count = input.chunk_texts.len();
-    let chunks = Ordered(
-        input
-            .chunk_texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (chunk_key(input.first_number.saturating_add(i)), t.to_string()))
-            .collect(),
-    );
+    let (first, count) = (chunks.first, chunks.ranges.len());
     let state = LargeState {
         run: RunFields::new(situation, earlier_conversation, input.run),
         later_tool_calls: mid_run.then(|| later_tool_calls(input.later_calls)),
@@ -166,7 +164,7 @@ pub fn large_request(input: &RequestInput) -> ClassifierContext {
         (Template { before: "Does ".to_string(), after }, Template::new("", " is needed"))
     };
     let chunk_questions = ChunkQuestions {
-        first: input.first_number,
+        first,
         count,
         option: Template::new("A few chunks are needed; ", " is the most important"),
         instructions,

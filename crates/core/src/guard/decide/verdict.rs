@@ -166,7 +166,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn answered(answers: Value) -> RequestOutcome {
-        RequestOutcome::Answered { answers, input_tokens: 100.0, cost_usd: 0.0001 }
+        RequestOutcome::Answered { answers: answers.into(), input_tokens: 100.0, cost_usd: 0.0001 }
     }
     fn b(p: f64) -> Value {
         json!({ "type": "bool", "probability": p })
@@ -287,7 +287,7 @@ mod tests {
         let read = |v: Value| serde_json::from_value::<RequestOutcome>(v).unwrap();
         assert_eq!(
             read(json!({"status": "answered", "answers": {"a": 1}, "inputTokens": 12, "costUsd": 0.5})),
-            RequestOutcome::Answered { answers: json!({"a": 1}), input_tokens: 12.0, cost_usd: 0.5 }
+            RequestOutcome::Answered { answers: json!({"a": 1}).into(), input_tokens: 12.0, cost_usd: 0.5 }
         );
         assert_eq!(read(json!({"status": "timeout"})), RequestOutcome::Timeout);
         assert_eq!(read(json!({"status": "error", "message": "500"})), RequestOutcome::Error { message: "500".into() });

@@ -9,7 +9,7 @@ use crate::guard::json::ChunkRefs;
 
 use super::finish::finish;
 use super::plan::plan;
-use super::{covers, PassAnswers, PassInput, PassState, Plan, Skip};
+use super::{covers, PassInput, PassState, Plan, Skip};
 
 /// A plan in the form the boundary hands out: the requests as JSON text, and
 /// the state, which stays where it was made (inside the wasm module, held by
@@ -121,7 +121,11 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
 /// parsed by the extension, which slices its own string (as for the
 /// requests, see [`plan_json`]).
 pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
-    let answers: PassAnswers = serde_json::from_str(utf8(answers)?).map_err(|e| format!("pass answers: {e}"))?;
+    let text = utf8(answers)?;
+    let answers = match super::answers::read(text) {
+        Some(answers) => answers,
+        None => serde_json::from_str(text).map_err(|e| format!("pass answers: {e}"))?,
+    };
     crate::guard::json::outcome(&finish(pass, &answers))
 }
 

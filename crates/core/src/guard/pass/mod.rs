@@ -28,6 +28,7 @@
 //! are checked; a chunk that does not fit keeps its output, reason
 //! `bad-plan`).
 
+pub mod answers;
 pub mod boundary;
 pub mod finish;
 pub mod plan;
@@ -317,7 +318,7 @@ pub(crate) mod tests {
                     "focus".into(),
                     json!({"type": "choice", "choice": focus, "probabilities": {focus.clone(): 0.8}, "confidence": 0.8}),
                 );
-                RequestOutcome::Answered { answers: Value::Object(answers), input_tokens: 1000.0, cost_usd: 0.0002 }
+                RequestOutcome::Answered { answers: Value::Object(answers).into(), input_tokens: 1000.0, cost_usd: 0.0002 }
             })
             .collect();
         PassAnswers { outcomes, timed_out: false, ms: 812.0 }
@@ -334,7 +335,7 @@ pub(crate) mod tests {
                 for k in v["questions"].as_object().unwrap().keys() {
                     answers.insert(k.clone(), json!({"type": "bool", "probability": p(k)}));
                 }
-                RequestOutcome::Answered { answers: Value::Object(answers), input_tokens: 10.0, cost_usd: 0.0 }
+                RequestOutcome::Answered { answers: Value::Object(answers).into(), input_tokens: 10.0, cost_usd: 0.0 }
             })
             .collect();
         PassAnswers { outcomes, timed_out: false, ms: 5.0 }

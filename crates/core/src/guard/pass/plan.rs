@@ -3,8 +3,9 @@
 use crate::entry::ContextEntry;
 use crate::guard::cache::{rewrite, Rewrite};
 use crate::guard::chunk::{chunk, chunk_text, segments};
+use crate::guard::classify::Chunks;
 use crate::guard::classify::ClassifierContext;
-use crate::guard::decide::{large_request, RequestInput};
+use crate::guard::decide::{large_request_with, RequestInput};
 use crate::guard::exchange::PlannedExchange;
 use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, SmallOutput};
 use crate::guard::memo::{self, exchanges_judged_since};
@@ -151,6 +152,8 @@ fn plan_large(
     // The chunks cover the output: their lines are its lines.
     let lines = chunked.chunks.iter().map(|c| c.lines).sum();
     let parts = segs.iter().filter(|g| !g.oversize).count();
+    // The requests' chunks are ranges of one copy of the text, shared.
+    let shared: std::rc::Rc<str> = std::rc::Rc::from(o.text.as_str());
     let mut planned = Vec::with_capacity(segs.len());
     let mut part = 0;
     for seg in segs {
@@ -160,20 +163,27 @@ fn plan_large(
         }
         part += 1;
         let part_chunks = chunked.chunks.get(seg.first..seg.first.saturating_add(seg.count)).unwrap_or(&[]);
-        let texts: Vec<&str> = part_chunks.iter().map(|c| chunk_text(&o.text, c).unwrap_or("")).collect();
-        requests.push(large_request(&RequestInput {
-            run,
-            tool: &o.tool,
-            arguments: &o.arguments,
-            is_error: o.is_error,
-            lines,
-            part,
-            parts,
-            first_number: seg.first + 1,
-            chunk_texts: &texts,
-            later_calls,
-            superseded,
-        }));
+        let ranges = part_chunks
+            .iter()
+            .map(|c| chunk_text(&o.text, c).map_or((0, 0), |t| (c.start, c.start.saturating_add(t.len()))))
+            .collect();
+        let chunks = Chunks { first: seg.first + 1, text: shared.clone(), ranges };
+        requests.push(large_request_with(
+            &RequestInput {
+                run,
+                tool: &o.tool,
+                arguments: &o.arguments,
+                is_error: o.is_error,
+                lines,
+                part,
+                parts,
+                first_number: seg.first + 1,
+                chunk_texts: &[],
+                later_calls,
+                superseded,
+            },
+            chunks,
+        ));
         planned.push(PlannedSegment { segment: seg, request: Some(requests.len() - 1) });
     }
     PlannedOutput {
