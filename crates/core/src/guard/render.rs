@@ -246,7 +246,9 @@ pub fn omission(run: &[&Chunk], numbering: Numbering) -> String {
                     !files.contains(&f.as_str())
                 } else {
                     if seen.is_empty() {
-                        seen.extend(files.iter().map(|&f| (f, 0)));
+                        for &f in &files {
+                            seen.insert(f, 0);
+                        }
                     }
                     seen.insert(f.as_str(), 0).is_none()
                 };
