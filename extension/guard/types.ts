@@ -60,7 +60,7 @@ export interface GuardExports {
 
 /** What `planPass` returns: the plan, kept inside the wasm module (`finishPass` consumes it, or call `free()`). */
 export interface PassHandle {
-  /** JSON of `GuardClassifierContext[]`, one classifier request each, in order; chunks of an out-of-line text as `[k, start, end]`. Moved out: once. */
+  /** JSON of `GuardClassifierContext[]`, one classifier request each, in order, in the core's compact form (written out by `guardCore`); chunks of an out-of-line text as `[k, start, end]`. Moved out: once. */
   takeRequests(): string;
   /** Why there is nothing to ask, when so: a `PassSkip`. */
   readonly skipped: string | undefined;
