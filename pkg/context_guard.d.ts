@@ -13,9 +13,11 @@ export class Pass {
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * The JSON text of `ClassifierContext[]`, one request each, in order;
-     * chunks of an out-of-line text come as `[text, start, end]` (see
-     * `pass::plan_json`). Moved out: a second call gives `""`.
+     * The JSON text of `ClassifierContext[]`, one request each, in order, in
+     * the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
+     * chunk questions as their wording, parts sent already as `head` and
+     * `questionsOf`); chunks of an out-of-line text come as `[text, start,
+     * end]` (see `pass::plan_json`). Moved out: a second call gives `""`.
      */
     takeRequests(): string;
     /**

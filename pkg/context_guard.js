@@ -53,9 +53,11 @@ export class Pass {
         return v1;
     }
     /**
-     * The JSON text of `ClassifierContext[]`, one request each, in order;
-     * chunks of an out-of-line text come as `[text, start, end]` (see
-     * `pass::plan_json`). Moved out: a second call gives `""`.
+     * The JSON text of `ClassifierContext[]`, one request each, in order, in
+     * the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
+     * chunk questions as their wording, parts sent already as `head` and
+     * `questionsOf`); chunks of an out-of-line text come as `[text, start,
+     * end]` (see `pass::plan_json`). Moved out: a second call gives `""`.
      * @returns {string}
      */
     takeRequests() {
