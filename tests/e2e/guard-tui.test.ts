@@ -42,3 +42,29 @@ test(`Pi ${piVersion} TUI: a missing model and a missing key are named`, async (
     noKey.close();
   }
 });
+
+test(`Pi ${piVersion} TUI: 🛡 distilling… at a mid-run checkpoint, while the run goes on`, async () => {
+  // Gates opened so a checkpoint fires at the second turn's end (the first search is then one turn old
+  // and over the batch); the third call keeps the run going after it, so the answer comes only later.
+  const guardSettings = { model: "fakejev/jev-test", midRunMinAgeTurns: 1, midRunBatchChars: 5_000, midRunBreakEven: false };
+  const run = [
+    { tool: "bash", args: { command: "rg -n status src/services" } },
+    { tool: "bash", args: { command: "rg -n retry src/services" } },
+    { tool: "bash", args: { command: "sleep 2 && echo slept" } },
+    "Checked both searches: all done.",
+  ];
+  const tui = await startTui({ files: fixtureRepo(), script: run, classifier: "slow-keep-none", guardSettings, width: 120, height: 30 });
+  try {
+    await tui.waitFor("🛡 0 saved");
+    tui.submit("Which services retry?");
+    const during = await tui.waitFor("🛡 distilling…");
+    assert.doesNotMatch(during, /all done/, "the checkpoint ran before the run's answer");
+    await tui.waitFor("all done", { timeoutMs: 30_000 });
+    await tui.waitFor(/🛡 −\d+(\.\d)?k · \d/);
+    await tui.command("/guard");
+    await tui.waitFor(/[1-9]\d* mid-run checkpoints?/);
+    assertNoPassFailure([tui.capture()]);
+  } finally {
+    tui.close();
+  }
+});
