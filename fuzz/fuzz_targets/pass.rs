@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         v => p
             .requests
             .iter()
-            .map(|_| RequestOutcome::Answered { answers: v.clone(), input_tokens: 1.0, cost_usd: 0.0 })
+            .map(|_| RequestOutcome::Answered { answers: v.clone().into(), input_tokens: 1.0, cost_usd: 0.0 })
             .collect(),
     };
     let _ = finish(&p.pass, &PassAnswers { outcomes, timed_out: false, ms: 1.0 });
