@@ -24,6 +24,7 @@ import type { GuardClassifierContext, PassAnswers } from "../../extension/guard/
 import { guardCore } from "../../extension/guard/wasm.ts";
 import * as wasmModule from "../../pkg/context_guard.js";
 import { finishCheckpoint, type MainModel, planCheckpoint } from "./reference/checkpoint.ts";
+import { keepChunksWhere } from "./stand-in.ts";
 import { goal, timeBudget } from "./verdict.ts";
 
 const TOTAL = 2 * 1024 * 1024;
@@ -103,21 +104,8 @@ function session(): ProjectedEntry[] {
   return entries;
 }
 
-/** The stand-in classifier: keeps the chunks that hold a failure, answering every request at once. */
-function classify(requests: GuardClassifierContext[]): PassAnswers {
-  const outcomes = requests.map((r) => {
-    const answers: Record<string, unknown> = { keep_whole: { type: "bool", probability: 0.1 } };
-    let focus = "none";
-    for (const [key, text] of Object.entries(r.state.chunks)) {
-      const hit = NEEDLE.test(text);
-      if (hit && focus === "none") focus = key;
-      answers[key] = { type: "bool", probability: hit ? 0.9 : 0.05 };
-    }
-    answers.focus = { type: "choice", choice: focus, probabilities: { [focus]: 0.7 }, confidence: 0.7 };
-    return { status: "answered" as const, answers, inputTokens: 8000, costUsd: 0.0001 };
-  });
-  return { outcomes, timedOut: false, ms: 900 };
-}
+/** The stand-in classifier: keeps the chunks that hold a failure. */
+const classify = (requests: GuardClassifierContext[]): PassAnswers => keepChunksWhere(requests, (text) => NEEDLE.test(text));
 
 const settings = guardCore.parseSettings("").settings;
 const model: MainModel = { provider: "faux", api: "faux" };

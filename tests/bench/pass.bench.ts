@@ -22,6 +22,7 @@ import { coreEntries, type ProjectedEntry } from "../../extension/guard/collect.
 import { guardCore } from "../../extension/guard/wasm.ts";
 import type { GuardClassifierContext, PassAnswers, PassOutcome } from "../../extension/guard/types.ts";
 import { finishPass as referenceFinish, planPass as referencePlan } from "./reference/pass.ts";
+import { keepChunksWhere } from "./stand-in.ts";
 import { faster, timeBudget } from "./verdict.ts";
 
 const SIZE = 1 << 20;
@@ -76,21 +77,8 @@ function session(text: string, command: string): ProjectedEntry[] {
   ];
 }
 
-/** The stand-in classifier: keeps the chunks that hold `needle`, answering every request at once. */
-function classify(requests: GuardClassifierContext[], needle: string): PassAnswers {
-  const outcomes = requests.map((r) => {
-    const answers: Record<string, unknown> = { keep_whole: { type: "bool", probability: 0.1 } };
-    let focus = "none";
-    for (const [key, text] of Object.entries(r.state.chunks)) {
-      const hit = text.includes(needle);
-      if (hit && focus === "none") focus = key;
-      answers[key] = { type: "bool", probability: hit ? 0.9 : 0.05 };
-    }
-    answers.focus = { type: "choice", choice: focus, probabilities: { [focus]: 0.7 }, confidence: 0.7 };
-    return { status: "answered" as const, answers, inputTokens: 8000, costUsd: 0.0001 };
-  });
-  return { outcomes, timedOut: false, ms: 900 };
-}
+/** The stand-in classifier: keeps the chunks that hold `needle`. */
+const classify = (requests: GuardClassifierContext[], needle: string): PassAnswers => keepChunksWhere(requests, (text) => text.includes(needle));
 
 const settings = guardCore.parseSettings("").settings;
 
