@@ -11,7 +11,7 @@
 // either. Not used by the extension.
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 import type { GuardClassifierContext, GuardClassifierQuestion, GuardSettings, LargeOutputState, PassAnswers } from "../../../extension/guard/types.ts";
-import { clipMiddle, findRun, finishPass, largeOutputs, type Output, planOutput, type ReferenceState, type Run, suffix, toolLabel } from "./pass.ts";
+import { clipMiddle, findRun, finishPass, focusQuestion, largeOutputs, type Output, planOutput, type ReferenceState, type Run, suffix, toolLabel } from "./pass.ts";
 
 // biome-ignore lint: Pi's messages, read loosely as the core reads them
 type Message = any;
@@ -119,15 +119,7 @@ function checkpointRequest(
   state.chunks = Object.fromEntries(keys.map((k, i) => [k, texts[i]]));
   const questions: Record<string, GuardClassifierQuestion> = {
     keep_whole: { type: "bool", instructions: KEEP_WHOLE, criteria: { true: "All of the output is still needed", false: "Only some chunks, or none, are needed" } },
-    focus: {
-      type: "choice",
-      instructions: FOCUS,
-      criteria: Object.fromEntries([
-        ["whole", "Most of the output is needed"],
-        ["none", "Nothing in the output is needed"],
-        ...keys.map((k) => [k, `A few chunks are needed; ${k} is the most important`]),
-      ]),
-    },
+    focus: focusQuestion(FOCUS, keys),
   };
   for (const k of keys) {
     questions[k] = {

@@ -368,6 +368,19 @@ const FOCUS =
 
 export const chunkText = (text: string, c: Chunk) => text.slice(c.start, c.end).replace(/\n$/, "");
 
+/** The `focus` choice over a segment's chunk keys (the criteria are the same at run end and mid-run). */
+export function focusQuestion(instructions: string, keys: string[]): GuardClassifierQuestion {
+  return {
+    type: "choice",
+    instructions,
+    criteria: Object.fromEntries([
+      ["whole", "Most of the output is needed"],
+      ["none", "Nothing in the output is needed"],
+      ...keys.map((k) => [k, `A few chunks are needed; ${k} is the most important`]),
+    ]),
+  };
+}
+
 function largeRequest(run: Run, o: Output, lines: number, part: number, parts: number, firstNumber: number, texts: string[]): GuardClassifierContext {
   const history = run.earlier !== undefined;
   const size = lines === 1 ? "1 line" : `${lines} lines`;
@@ -391,15 +404,7 @@ function largeRequest(run: Run, o: Output, lines: number, part: number, parts: n
       instructions: history ? KEEP_WHOLE_HISTORY : KEEP_WHOLE,
       criteria: { true: "All of the output is still needed", false: "Only some chunks, or none, are needed" },
     },
-    focus: {
-      type: "choice",
-      instructions: FOCUS,
-      criteria: Object.fromEntries([
-        ["whole", "Most of the output is needed"],
-        ["none", "Nothing in the output is needed"],
-        ...keys.map((k) => [k, `A few chunks are needed; ${k} is the most important`]),
-      ]),
-    },
+    focus: focusQuestion(FOCUS, keys),
   };
   for (const k of keys) {
     const more = history ? ", or that the user's ongoing task in earlier_conversation will need, even if the current question is about something else" : "";
