@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use crate::decimal::{fixed, whole};
+use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
 use crate::kept::Stats;
@@ -40,55 +41,40 @@ pub struct SummaryInput {
     pub last_skip: Option<SkipNote>,
 }
 
-/// A skipped checkpoint: why, and what its gates measured (`checkpoint::Gate`).
+/// A skipped checkpoint: why, and what its gates measured.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SkipNote {
     pub skipped: String,
-    pub outputs: usize,
-    pub exchanges: usize,
-    pub pending_chars: usize,
-    pub batch_chars: usize,
-    pub turns: usize,
-    pub factor: usize,
-    pub rewrite_chars: usize,
+    pub gate: Gate,
 }
 
 impl SkipNote {
     fn from_value(v: Value) -> Option<SkipNote> {
         let mut f = crate::read::Fields::of(v);
         let skipped = f.opt_string("skipped")?;
-        let g = crate::read::Fields::of(f.take("gate"));
-        Some(SkipNote {
-            skipped,
-            outputs: g.count("outputs"),
-            exchanges: g.count("exchanges"),
-            pending_chars: g.count("pendingChars"),
-            batch_chars: g.count("batchChars"),
-            turns: g.count("turns"),
-            factor: g.count("factor"),
-            rewrite_chars: g.count("rewriteChars"),
-        })
+        Some(SkipNote { skipped, gate: Gate::from_value(f.take("gate")) })
     }
 
     /// The line `/guard` shows.
     fn line(&self) -> String {
-        let at = format!("last checkpoint skipped (turn {})", self.turns);
+        let g = &self.gate;
+        let at = format!("last checkpoint skipped (turn {})", g.turns);
         match self.skipped.as_str() {
             "below-batch" => format!(
                 "{at}: below the batch, {} of {} chars eligible ({} output{}, {} old exchange{})",
-                short_count(self.pending_chars),
-                short_count(self.batch_chars),
-                self.outputs,
-                if self.outputs == 1 { "" } else { "s" },
-                self.exchanges,
-                if self.exchanges == 1 { "" } else { "s" }
+                short_count(g.pending_chars),
+                short_count(g.batch_chars),
+                g.outputs,
+                if g.outputs == 1 { "" } else { "s" },
+                g.exchanges,
+                if g.exchanges == 1 { "" } else { "s" }
             ),
             "not-paying-off" => format!(
                 "{at}: not paying off, {} chars × {} turns < {} × {} chars of cache rewrite",
-                short_count(self.pending_chars),
-                self.turns,
-                self.factor,
-                short_count(self.rewrite_chars)
+                short_count(g.pending_chars),
+                g.turns,
+                g.factor,
+                short_count(g.rewrite_chars)
             ),
             "nothing-eligible" => format!("{at}: nothing eligible (no output old enough and not judged mid-run yet)"),
             other => format!("last checkpoint skipped: {}", sanitize_line(other, 40)),

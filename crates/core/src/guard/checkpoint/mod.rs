@@ -104,6 +104,25 @@ pub struct Gate {
     pub outputs_only: bool,
 }
 
+impl Gate {
+    /// Read back from its JSON form (`/guard` gets the last skip's figures
+    /// from the extension): a missing or wrong-typed field reads as empty.
+    pub fn from_value(v: Value) -> Gate {
+        let mut f = crate::read::Fields::of(v);
+        Gate {
+            gates: Gates::parse(&f.string("gates")).unwrap_or_default(),
+            outputs: f.count("outputs"),
+            exchanges: f.count("exchanges"),
+            pending_chars: f.count("pendingChars"),
+            batch_chars: f.count("batchChars"),
+            turns: f.count("turns"),
+            factor: f.count("factor"),
+            rewrite_chars: f.count("rewriteChars"),
+            outputs_only: f.boolean("outputsOnly"),
+        }
+    }
+}
+
 /// A checkpoint's plan (its `pass.phase` is `MidRun`) and what the gates measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
