@@ -11,6 +11,7 @@ use context_guard_core as core;
 use wasm_bindgen::prelude::*;
 
 mod guard;
+mod pin;
 mod report;
 mod stats;
 mod window;

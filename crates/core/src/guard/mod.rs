@@ -16,7 +16,8 @@
 //! - rendering: [`render`] (the marker, tool labels, the replacement text);
 //! - the pass: [`pass`] (plan and finish at run end), [`checkpoint`] (a
 //!   mid-run checkpoint's gates, then the pass's steps), [`cache`] (the
-//!   rewrite an edit causes, which every break-even reads), [`memo`] (what
+//!   rewrite an edit causes, which every break-even reads), [`pin`] (the
+//!   Anthropic cache breakpoints and the log of entries written), [`memo`] (what
 //!   the records say was judged), [`outcome`] (what it
 //!   appends: drafts and the record) and [`json`] (its JSON, written by hand;
 //!   below `pass`, which calls it);
@@ -46,6 +47,7 @@ pub mod json;
 pub mod memo;
 pub mod outcome;
 pub mod pass;
+pub mod pin;
 pub mod recall;
 pub mod render;
 pub mod settings;
