@@ -2,6 +2,28 @@
 /* eslint-disable */
 
 /**
+ * `guard::pin::Log`, for one session.
+ */
+export class CacheLog {
+    free(): void;
+    [Symbol.dispose](): void;
+    constructor();
+    /**
+     * The usage of the response to the last planned request (tokens).
+     */
+    observe(model: string, cache_read: number, cache_write: number): void;
+    /**
+     * The `Plan` (JSON text) for one Messages request body (JSON text) to
+     * `model` (`provider/id`) at `now_ms`; throws when the body is not JSON.
+     */
+    plan(body: string, model: string, now_ms: number): string;
+    /**
+     * The read points (tool_use ids) for the break-even rules, as JSON text.
+     */
+    readPoints(model: string, now_ms: number): string;
+}
+
+/**
  * A run-end pass between its two steps. The plan stays here, inside the
  * wasm module, while the extension asks the classifier: only its requests
  * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
@@ -149,9 +171,14 @@ export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembl
 
 export interface InitOutput {
     readonly memory: WebAssembly.Memory;
+    readonly __wbg_cachelog_free: (a: number, b: number) => void;
     readonly __wbg_pass_free: (a: number, b: number) => void;
     readonly beforeCompaction: (a: number, b: number) => [number, number, number, number];
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
+    readonly cachelog_new: () => number;
+    readonly cachelog_observe: (a: number, b: number, c: number, d: number, e: number) => void;
+    readonly cachelog_plan: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
+    readonly cachelog_readPoints: (a: number, b: number, c: number, d: number) => [number, number];
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];

@@ -1,6 +1,101 @@
 /* @ts-self-types="./context_guard.d.ts" */
 
 /**
+ * `guard::pin::Log`, for one session.
+ */
+export class CacheLog {
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        CacheLogFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_cachelog_free(ptr, 0);
+    }
+    constructor() {
+        const ret = wasm.cachelog_new();
+        this.__wbg_ptr = ret;
+        CacheLogFinalization.register(this, this.__wbg_ptr, this);
+        return this;
+    }
+    /**
+     * The usage of the response to the last planned request (tokens).
+     * @param {string} model
+     * @param {number} cache_read
+     * @param {number} cache_write
+     */
+    observe(model, cache_read, cache_write) {
+        const val2 = +cache_read;
+        const val3 = +cache_write;
+        const ptr0 = passStringToWasm0(model, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        wasm.cachelog_observe(this.__wbg_ptr, ptr0, len0, val2, val3);
+    }
+    /**
+     * The `Plan` (JSON text) for one Messages request body (JSON text) to
+     * `model` (`provider/id`) at `now_ms`; throws when the body is not JSON.
+     * @param {string} body
+     * @param {string} model
+     * @param {number} now_ms
+     * @returns {string}
+     */
+    plan(body, model, now_ms) {
+        let deferred5_0;
+        let deferred5_1;
+        try {
+            const val3 = +now_ms;
+            let ptr0, len0, ptr1, len1;
+            try {
+                ptr0 = passStringToWasm0(body, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(model, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.cachelog_plan(this.__wbg_ptr, ptr0, len0, ptr1, len1, val3);
+            var ptr4 = ret[0];
+            var len4 = ret[1];
+            if (ret[3]) {
+                ptr4 = 0; len4 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred5_0 = ptr4;
+            deferred5_1 = len4;
+            return getStringFromWasm0(ptr4, len4);
+        } finally {
+            wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+        }
+    }
+    /**
+     * The read points (tool_use ids) for the break-even rules, as JSON text.
+     * @param {string} model
+     * @param {number} now_ms
+     * @returns {string}
+     */
+    readPoints(model, now_ms) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const val2 = +now_ms;
+            const ptr0 = passStringToWasm0(model, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.cachelog_readPoints(this.__wbg_ptr, ptr0, len0, val2);
+            deferred3_0 = ret[0];
+            deferred3_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+}
+if (Symbol.dispose) CacheLog.prototype[Symbol.dispose] = CacheLog.prototype.free;
+
+/**
  * A run-end pass between its two steps. The plan stays here, inside the
  * wasm module, while the extension asks the classifier: only its requests
  * cross, and `finishPass` reads the rest where it is (see `pass::Planned`).
@@ -570,6 +665,9 @@ function __wbg_get_imports() {
     };
 }
 
+const CacheLogFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_cachelog_free(ptr, 1));
 const PassFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_pass_free(ptr, 1));

@@ -1,9 +1,14 @@
 /* tslint:disable */
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
+export const __wbg_cachelog_free: (a: number, b: number) => void;
 export const __wbg_pass_free: (a: number, b: number) => void;
 export const beforeCompaction: (a: number, b: number) => [number, number, number, number];
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
+export const cachelog_new: () => number;
+export const cachelog_observe: (a: number, b: number, c: number, d: number, e: number) => void;
+export const cachelog_plan: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
+export const cachelog_readPoints: (a: number, b: number, c: number, d: number) => [number, number];
 export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
 export const fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
