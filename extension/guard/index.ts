@@ -18,6 +18,7 @@ import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { classifierWindow, findClassifier } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
+import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
@@ -110,6 +111,8 @@ export function registerGuard(pi: ExtensionAPI): void {
       return undefined;
     }
   };
+
+  const pin = registerPin(pi, (ctx) => settingsOf(ctx).settings, warnOnce);
 
   pi.on("session_start", (_event, ctx) => {
     loaded = undefined;

@@ -82,10 +82,12 @@ impl Fnv {
             Value::Null => self.tag(0),
             Value::Bool(b) => self.tag(if *b { 1 } else { 2 }),
             Value::Number(n) => {
+                // By value, not by text: formatting numbers would pull float
+                // printing into the wasm module (docs/DESIGN.md, `decimal`).
                 self.tag(3);
-                let s = n.to_string();
-                self.chars = self.chars.saturating_add(s.len());
-                self.bytes(s.as_bytes());
+                let bits = n.as_u64().map_or_else(|| n.as_f64().map_or(0, f64::to_bits), |u| u);
+                self.chars = self.chars.saturating_add(8);
+                self.bytes(&bits.to_le_bytes());
             }
             Value::String(s) => {
                 self.tag(4);
