@@ -682,6 +682,9 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
         let model = MainModel {
             provider: rng.pick(&["openai-codex", "anthropic", "faux"]).into(),
             api: rng.pick(&["anthropic-messages", "x"]).into(),
+            // The pin's read points: the ids of some results, or none.
+            pin: rng.chance(70),
+            read_points: (0..rng.below(3)).map(|_| format!("c{}", rng.below(14))).collect(),
         };
         let input = CheckpointInput {
             pass: PassInput { entries, settings, model, records, ..PassInput::default() },

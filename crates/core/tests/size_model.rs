@@ -39,13 +39,14 @@ fn session() -> Vec<ContextEntry> {
 #[test]
 fn the_rewrite_measure_counts_thinking_and_shell_commands() {
     let entries = session();
-    let codex = MainModel { provider: "openai-codex".into(), api: "openai-codex-responses".into() };
+    let codex =
+        MainModel { provider: "openai-codex".into(), api: "openai-codex-responses".into(), ..MainModel::default() };
     // The prompt 10; thinking 1,000 + 400 / 2 and the call "bash" + `{"command":"ls"}`
     // (4 + 16): 1,220; the output 5,000; `cargo test` and its output 3,010; the `!!`
     // command nothing; "done" 4.
     assert_eq!(rewrite(&codex, &entries).whole(), 10 + 1220 + 5000 + 3010 + 4);
     // A prefix cache rewrites from the first edited entry: from the shell command on.
-    let other = MainModel { provider: "faux".into(), api: "faux".into() };
+    let other = MainModel { provider: "faux".into(), api: "faux".into(), ..MainModel::default() };
     assert_eq!(rewrite(&other, &entries).from(3), 3010 + 4);
 }
 

@@ -1,34 +1,48 @@
 //! The prompt cache as the guard's cost rules see it: how much of the context
 //! an edit makes the main model's provider write again (guard.md §4 run-end
-//! break-even, §7 checkpoint break-even, §8).
+//! break-even, §7 checkpoint break-even, §8), and the break-even decisions
+//! that weigh it, as the record keeps them.
 //!
 //! For: the one rewrite measure every break-even reads ([`Rewrite`]), by the
-//! main model's provider, and the checkpoint's break-even factor. Not for: the
-//! rules that weigh it (`exchange::pays_off` at run end, `checkpoint` mid-run)
-//! or placing cache breakpoints (the cache issue's `before_provider_request`).
-//!
-//! The cache issue extends [`Rewrite::from`] per provider (the Anthropic read
-//! point of §8); every caller then follows, since none measures on its own.
+//! main model's provider and, for Anthropic, the cache pin's read points; the
+//! checkpoint's break-even factor; [`BreakEven`], one decision with its
+//! numbers (for the record and `/guard`). Not for: the rules that weigh it
+//! (`exchange::run_end_break_even` at run end for exchanges and old images,
+//! `checkpoint` mid-run) or placing cache breakpoints (the pin, `pin`).
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::entry::ContextEntry;
+use crate::entry::{Block, Content, ContextEntry, Message};
 use crate::read::Fields;
 
 /// The main model (Pi's `ctx.model`), as far as its prompt cache matters.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MainModel {
     /// Pi's provider id, such as `openai-codex`, `anthropic`.
     pub provider: String,
     /// Pi's API id, such as `anthropic-messages`, `openai-codex-responses`.
     pub api: String,
+    /// `pinAnthropicCache`: the pin places the question's breakpoint and the
+    /// read points (§8). Off, an Anthropic edit rewrites the whole context (§7).
+    pub pin: bool,
+    /// The tool_use ids (as Anthropic sees them) of the cache entries the
+    /// pin's log holds for this model within the TTL, unchanged at the last
+    /// request: the next request reads the context up to each of them.
+    pub read_points: Vec<String>,
 }
 
 impl MainModel {
+    /// Read leniently: a missing or wrong-typed field reads as empty or false.
     pub fn from_value(v: Value) -> MainModel {
         let mut f = Fields::of(v);
-        MainModel { provider: f.string("provider"), api: f.string("api") }
+        MainModel {
+            provider: f.string("provider"),
+            api: f.string("api"),
+            pin: f.boolean("pin"),
+            read_points: f.list("readPoints", |p| p.as_str().map(str::to_string)).into_iter().flatten().collect(),
+        }
     }
 
     pub fn cache(&self) -> Cache {
@@ -43,17 +57,19 @@ impl MainModel {
 }
 
 /// How a provider's prompt cache reacts to an edit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Cache {
     /// OpenAI Codex: after any edit the next request reads nothing from the
     /// cache (seed 001 RESULTS.md "Long autonomous runs": 2,560 or 0 tokens
     /// read after every checkpoint measured, wherever the edit was).
     OpenAiCodex,
-    /// Anthropic: the rewrite starts after the read point the next request
-    /// gets (§8). No read point is built yet, so the whole context (guard.md
-    /// §7: "whole context with `pinAnthropicCache` off").
+    /// Anthropic: the next request reads up to its latest breakpoint before
+    /// the first edit that is still cached: a read point or the question the
+    /// pin marks (§8); everything after it is written again.
     Anthropic,
     /// Any other provider: a prefix cache, rewritten from the first edited entry on.
+    #[default]
     Prefix,
 }
 
@@ -69,22 +85,115 @@ impl Cache {
             Cache::Anthropic | Cache::Prefix => 16,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cache::OpenAiCodex => "openai-codex",
+            Cache::Anthropic => "anthropic",
+            Cache::Prefix => "prefix",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Cache> {
+        [Cache::OpenAiCodex, Cache::Anthropic, Cache::Prefix].into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// Where a rewrite starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The whole context (Codex; Anthropic without the pin or with no
+    /// breakpoint before the edit).
+    #[default]
+    Whole,
+    /// After the latest read point before the edit (Anthropic).
+    ReadPoint,
+    /// After the question the pin marks (Anthropic).
+    Question,
+    /// From the first edited entry on (a prefix cache).
+    FirstEdit,
+}
+
+impl Basis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Whole => "whole",
+            Basis::ReadPoint => "read-point",
+            Basis::Question => "question",
+            Basis::FirstEdit => "first-edit",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Basis> {
+        [Basis::Whole, Basis::ReadPoint, Basis::Question, Basis::FirstEdit].into_iter().find(|b| b.as_str() == s)
+    }
+}
+
+/// A rewrite: characters written again and where they start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Measured {
+    pub chars: usize,
+    pub basis: Basis,
 }
 
 /// The rewrite measure of one context: characters the provider writes again
-/// when the earliest edited entry is entry `i`. Built once per pass (a suffix
-/// sum), then asked per item.
+/// when the earliest edited entry is entry `i`. Built once per pass (suffix
+/// sums and the breakpoints), then asked per item in constant or
+/// logarithmic time.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Rewrite {
     /// Context characters from each entry to the end (images by pixels).
     suffix: Vec<usize>,
     whole: usize,
-    cache: Option<Cache>,
+    cache: Cache,
+    /// Anthropic with the pin: the entries a breakpoint the next request
+    /// reads sits on, ascending (a read point or the question).
+    anchors: Vec<(usize, Basis)>,
 }
 
-/// The one rewrite measure (see the module doc): the main model's provider
-/// and the projected entries in, a [`Rewrite`] to ask per edited entry.
+/// Pi's `normalizeToolCallId` for Anthropic (pi-ai anthropic-messages.js):
+/// `id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)`. The regular expression
+/// works on UTF-16 units, so a character outside the BMP becomes two `_`.
+pub fn anthropic_tool_id(id: &str) -> String {
+    let mut out = String::with_capacity(id.len().min(64));
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            out.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                out.push('_');
+            }
+        }
+        if out.len() >= 64 {
+            break;
+        }
+    }
+    out.truncate(64);
+    out
+}
+
+/// A message Pi sends as a user message with text (`convertToLlm`: user
+/// messages, custom messages, `!` commands, summaries): where the pin may
+/// put the question's breakpoint.
+fn user_text(m: &Message) -> bool {
+    let has_text = |c: &Content| match c {
+        Content::Text(t) => !t.is_empty(),
+        Content::Blocks(b) => b.iter().any(|b| matches!(b, Block::Text { text } if !text.is_empty())),
+    };
+    match m {
+        Message::User { content } | Message::Custom { content, .. } => has_text(content),
+        Message::BashExecution { exclude_from_context, .. } => !exclude_from_context,
+        Message::CompactionSummary { .. } | Message::BranchSummary { .. } => true,
+        _ => false,
+    }
+}
+
+/// The one rewrite measure (see the module doc): the main model (provider,
+/// pin, read points) and the projected entries in, a [`Rewrite`] to ask per
+/// edited entry. Reads the entries once.
 pub fn rewrite(model: &MainModel, entries: &[ContextEntry]) -> Rewrite {
+    let cache = model.cache();
     let mut suffix = vec![0usize; entries.len()];
     let mut sum = 0usize;
     for (i, e) in entries.iter().enumerate().rev() {
@@ -93,15 +202,54 @@ pub fn rewrite(model: &MainModel, entries: &[ContextEntry]) -> Rewrite {
             *slot = sum;
         }
     }
-    Rewrite { suffix, whole: sum, cache: Some(model.cache()) }
+    let mut anchors = Vec::new();
+    if cache == Cache::Anthropic && model.pin {
+        let mut points: Vec<&str> = model.read_points.iter().map(String::as_str).collect();
+        points.sort_unstable();
+        // The question: the latest user message with text that is not the last message.
+        let last = entries.iter().rposition(|e| !e.messages.is_empty());
+        let question = entries.iter().rposition(|e| e.messages.iter().any(user_text)).filter(|&q| Some(q) != last);
+        for (i, e) in entries.iter().enumerate() {
+            let read_point = !points.is_empty()
+                && e.messages.iter().any(|m| {
+                    matches!(m, Message::ToolResult { tool_call_id, .. }
+                        if points.binary_search(&anthropic_tool_id(tool_call_id).as_str()).is_ok())
+                });
+            if read_point {
+                anchors.push((i, Basis::ReadPoint));
+            } else if Some(i) == question {
+                anchors.push((i, Basis::Question));
+            }
+        }
+    }
+    Rewrite { suffix, whole: sum, cache, anchors }
 }
 
 impl Rewrite {
     /// Characters written again when entry `first_edited` is the earliest edit.
     pub fn from(&self, first_edited: usize) -> usize {
-        match self.cache.unwrap_or(Cache::Prefix) {
-            Cache::OpenAiCodex | Cache::Anthropic => self.whole,
-            Cache::Prefix => self.suffix.get(first_edited).copied().unwrap_or(0),
+        self.measure(first_edited).chars
+    }
+
+    /// [`Rewrite::from`] with where the rewrite starts: Codex the whole
+    /// context; Anthropic after the latest breakpoint before the edit (whole
+    /// without one, or without the pin); others from the edited entry on.
+    pub fn measure(&self, first_edited: usize) -> Measured {
+        let whole = Measured { chars: self.whole, basis: Basis::Whole };
+        match self.cache {
+            Cache::OpenAiCodex => whole,
+            Cache::Anthropic => {
+                let before = self.anchors.partition_point(|(a, _)| *a < first_edited);
+                match before.checked_sub(1).and_then(|k| self.anchors.get(k)) {
+                    Some(&(at, basis)) => {
+                        Measured { chars: self.suffix.get(at.saturating_add(1)).copied().unwrap_or(0), basis }
+                    }
+                    None => whole,
+                }
+            }
+            Cache::Prefix => {
+                Measured { chars: self.suffix.get(first_edited).copied().unwrap_or(0), basis: Basis::FirstEdit }
+            }
         }
     }
 
@@ -111,42 +259,198 @@ impl Rewrite {
     }
 
     pub fn cache(&self) -> Cache {
-        self.cache.unwrap_or(Cache::Prefix)
+        self.cache
+    }
+}
+
+/// Which break-even weighed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Run end: the unrelated old exchanges together (§4).
+    #[default]
+    Exchanges,
+    /// Run end: the old images from before the run's prompt together (§4).
+    Images,
+    /// A mid-run checkpoint's batch (§7).
+    Checkpoint,
+}
+
+impl Rule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Exchanges => "exchanges",
+            Rule::Images => "images",
+            Rule::Checkpoint => "checkpoint",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Rule> {
+        [Rule::Exchanges, Rule::Images, Rule::Checkpoint].into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+/// One break-even decision with its numbers: `saved × requests ≥ factor ×
+/// rewrite` (and `saved ≥ minSaving` where one applies). Kept in the record
+/// (`breakEven`, optional: records without it read as before) for `/guard`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakEven {
+    pub rule: Rule,
+    /// Characters the edits keep out (a checkpoint: its pending characters).
+    pub saved_chars: usize,
+    /// Requests so far (run end) or turns so far of the run (checkpoint).
+    pub requests: usize,
+    pub factor: usize,
+    /// The rewrite weighed: at run end, beyond what the pass's other edits
+    /// rewrite anyway (0: they ride along).
+    pub rewrite_chars: usize,
+    /// The minimum saving that applied (`exchangeMinSavingChars`), else 0.
+    pub min_saving_chars: usize,
+    pub cache: Cache,
+    /// Where the weighed rewrite starts.
+    pub basis: Basis,
+    pub paid_off: bool,
+}
+
+impl BreakEven {
+    /// The rule itself: no extra rewrite pays off at once; otherwise the
+    /// minimum saving, then `saved × requests ≥ factor × rewrite`.
+    pub fn weigh(mut self) -> BreakEven {
+        self.paid_off = self.rewrite_chars == 0
+            || (self.saved_chars >= self.min_saving_chars
+                && self.saved_chars.saturating_mul(self.requests) >= self.rewrite_chars.saturating_mul(self.factor));
+        self
+    }
+
+    /// Read back from a record: `None` unless it has a known rule; other
+    /// missing or wrong-typed fields read as empty.
+    pub fn from_value(v: Value) -> Option<BreakEven> {
+        let mut f = Fields::of(v);
+        Some(BreakEven {
+            rule: Rule::parse(&f.string("rule"))?,
+            saved_chars: f.count("savedChars"),
+            requests: f.count("requests"),
+            factor: f.count("factor"),
+            rewrite_chars: f.count("rewriteChars"),
+            min_saving_chars: f.count("minSavingChars"),
+            cache: Cache::parse(&f.string("cache")).unwrap_or_default(),
+            basis: Basis::parse(&f.string("basis")).unwrap_or_default(),
+            paid_off: f.boolean("paidOff"),
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::span::tests::{entry, result, user};
+    use crate::guard::span::tests::{call, entry, result, say, user};
+    use serde_json::json;
 
+    /// The question (10), its answer's call (`bash` + `{}`: 6), two results
+    /// (100, 1,000) and the answer (4): 1,120 in all.
     fn entries() -> Vec<ContextEntry> {
         vec![
             entry("u", user("0123456789")),
+            entry("a", call("c1", "bash", json!({}))),
             entry("r1", result("c1", "bash", &"a".repeat(100))),
-            entry("r2", result("c2", "bash", &"b".repeat(1000))),
+            entry("r2", result("toolu|2😀", "bash", &"b".repeat(1000))),
+            entry("end", say("done")),
         ]
     }
 
     fn model(provider: &str, api: &str) -> MainModel {
-        MainModel { provider: provider.into(), api: api.into() }
+        MainModel { provider: provider.into(), api: api.into(), ..MainModel::default() }
+    }
+
+    fn anthropic(read_points: &[&str]) -> MainModel {
+        MainModel {
+            pin: true,
+            read_points: read_points.iter().map(|p| p.to_string()).collect(),
+            ..model("anthropic", "anthropic-messages")
+        }
     }
 
     #[test]
     fn a_prefix_cache_rewrites_from_the_first_edit() {
         let r = rewrite(&model("faux", "faux"), &entries());
-        assert_eq!((r.from(0), r.from(1), r.from(2), r.from(3)), (1110, 1100, 1000, 0));
+        assert_eq!((r.from(0), r.from(2), r.from(3), r.from(5)), (1120, 1104, 1004, 0));
+        assert_eq!(r.measure(3).basis, Basis::FirstEdit);
         assert_eq!(r.cache().checkpoint_factor(), 16);
     }
 
     #[test]
-    fn codex_and_anthropic_rewrite_the_whole_context() {
+    fn codex_rewrites_the_whole_context_wherever_the_edit_is() {
         for m in [model("openai-codex", "openai-codex-responses"), model("x", "openai-codex-responses")] {
             let r = rewrite(&m, &entries());
-            assert_eq!((r.from(2), r.cache().checkpoint_factor()), (1110, 13));
+            assert_eq!(
+                (r.from(0), r.from(3), r.measure(3).basis, r.cache().checkpoint_factor()),
+                (1120, 1120, Basis::Whole, 13)
+            );
         }
-        let r = rewrite(&model("anthropic", "anthropic-messages"), &entries());
-        assert_eq!((r.from(2), r.cache().checkpoint_factor()), (1110, 16));
-        assert_eq!(MainModel::from_value(serde_json::json!({"provider": 3})).cache(), Cache::Prefix);
+        assert_eq!(MainModel::from_value(json!({"provider": 3})).cache(), Cache::Prefix);
+    }
+
+    #[test]
+    fn anthropic_rewrites_after_the_latest_breakpoint_before_the_edit() {
+        // Only the question: an edit of r2 rewrites what follows `u`, 1,120 − 10 = 1,110.
+        let r = rewrite(&anthropic(&[]), &entries());
+        assert_eq!(r.measure(3), Measured { chars: 1110, basis: Basis::Question });
+        // A read point on r1 (c1): after it, 1,004 (r2 and the answer).
+        let r = rewrite(&anthropic(&["c1"]), &entries());
+        assert_eq!(r.measure(3), Measured { chars: 1004, basis: Basis::ReadPoint });
+        // r1 itself edited: its read point is gone, the question's holds.
+        assert_eq!(r.measure(2), Measured { chars: 1110, basis: Basis::Question });
+        // The edit before the question (or on it): nothing before it is cached, the whole context.
+        assert_eq!(r.measure(0), Measured { chars: 1120, basis: Basis::Whole });
+        // Pi's normalized id matches: `toolu|2😀` is sent as `toolu_2__`; an edit after r2 rewrites the answer.
+        assert_eq!(anthropic_tool_id("toolu|2😀"), "toolu_2__");
+        let r = rewrite(&anthropic(&["toolu_2__", "elsewhere"]), &entries());
+        assert_eq!(r.measure(4), Measured { chars: 4, basis: Basis::ReadPoint });
+        assert_eq!(r.measure(3), Measured { chars: 1110, basis: Basis::Question });
+    }
+
+    #[test]
+    fn anthropic_without_the_pin_or_a_breakpoint_rewrites_the_whole_context() {
+        let off = MainModel { pin: false, ..anthropic(&["c1"]) };
+        let r = rewrite(&off, &entries());
+        assert_eq!((r.measure(3), r.cache().checkpoint_factor()), (Measured { chars: 1120, basis: Basis::Whole }, 16));
+        // The question as the last message is not pinned (the pin skips it): no breakpoint.
+        let asked = vec![entry("r0", result("c0", "bash", &"x".repeat(50))), entry("u", user("now?"))];
+        assert_eq!(rewrite(&anthropic(&[]), &asked).measure(1), Measured { chars: 54, basis: Basis::Whole });
+        // Read from the extension's JSON: missing fields are off and empty, a wrong item is dropped.
+        let m = MainModel::from_value(
+            json!({"provider": "anthropic", "api": "anthropic-messages", "pin": true, "readPoints": ["c1", 7]}),
+        );
+        assert_eq!(m, anthropic(&["c1"]));
+        assert_eq!(MainModel::from_value(json!({"api": "anthropic-messages"})), model("", "anthropic-messages"));
+    }
+
+    #[test]
+    fn tool_ids_are_normalized_as_pi_does() {
+        assert_eq!(anthropic_tool_id("call_AZ-az09"), "call_AZ-az09");
+        assert_eq!(anthropic_tool_id("a.b:c/日"), "a_b_c__");
+        assert_eq!(anthropic_tool_id(&"é".repeat(40)), "_".repeat(40));
+        assert_eq!(anthropic_tool_id(&format!("{}😀x", "y".repeat(63))), format!("{}_", "y".repeat(63)));
+    }
+
+    #[test]
+    fn a_break_even_weighs_and_reads_back() {
+        let b =
+            BreakEven { saved_chars: 9_100, requests: 4, factor: 16, rewrite_chars: 38_200, ..BreakEven::default() };
+        assert!(!b.clone().weigh().paid_off, "36,400 < 611,200");
+        assert!(BreakEven { requests: 68, ..b.clone() }.weigh().paid_off, "618,800 ≥ 611,200");
+        assert!(BreakEven { rewrite_chars: 0, ..b.clone() }.weigh().paid_off, "nothing extra to rewrite");
+        assert!(
+            !BreakEven { requests: 1000, min_saving_chars: 10_000, ..b.clone() }.weigh().paid_off,
+            "below the minimum"
+        );
+        let v =
+            serde_json::to_value(&BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..b.clone() }).unwrap();
+        assert_eq!(v["cache"], "anthropic");
+        assert_eq!(v["basis"], "read-point");
+        assert_eq!(v["savedChars"], 9_100);
+        assert_eq!(BreakEven::from_value(v).unwrap().basis, Basis::ReadPoint);
+        assert_eq!(BreakEven::from_value(json!({"rule": "other"})), None);
     }
 }

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, ContextEntry, Message};
+use crate::guard::cache::{BreakEven, Cache, Measured, Rule};
 use crate::guard::classify::{
     earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, ExchangeItem, ExchangeState, Ordered, RequestOutcome,
     RunFields, State,
@@ -269,7 +270,9 @@ pub struct PlannedExchange {
     pub stub: String,
     pub key: String,
     pub request: usize,
+    /// The cache rewrite its omission causes, and where it starts (`cache`).
     pub rewrite_chars: usize,
+    pub rewrite_basis: crate::guard::cache::Basis,
 }
 
 impl PlannedExchange {
@@ -284,6 +287,7 @@ impl PlannedExchange {
             key: f.string("key"),
             request: f.count("request"),
             rewrite_chars: f.count("rewriteChars"),
+            rewrite_basis: crate::guard::cache::Basis::parse(&f.string("rewriteBasis")).unwrap_or_default(),
         }
     }
 }
@@ -304,16 +308,42 @@ pub fn unrelated(p: &PlannedExchange, outcome: &RequestOutcome, s: &Settings) ->
     }
 }
 
-/// The run-end break-even (§4): omissions whose extra cache rewrite (beyond
-/// what the pass's other edits rewrite anyway) is above zero must save at
-/// least `exchangeMinSavingChars` and pay off over as many later requests as
-/// the session has had so far.
-pub fn pays_off(saved: usize, marginal_rewrite: usize, requests_so_far: usize, s: &Settings) -> bool {
-    if !s.exchange_break_even || marginal_rewrite == 0 {
-        return true;
+/// The run-end break-even (§4), one rule for two kinds: the unrelated old
+/// exchanges together (`Rule::Exchanges`: they must also save at least
+/// `exchangeMinSavingChars`) and the old images from before the run's prompt
+/// together (`Rule::Images`: no minimum, as in seed 001). Their rewrite
+/// (`own`, from the earliest of them) beyond what the pass's other edits
+/// rewrite anyway (`other_rewrite`) must pay off over as many later requests
+/// as the session has had so far, factor [`BREAK_EVEN_FACTOR`]. The measure
+/// is the provider's (`cache::Rewrite`): on OpenAI Codex any other edit
+/// rewrites the whole context, so they ride along at no extra cost. `None`
+/// with `exchangeBreakEven` off: no gate, they go.
+pub fn run_end_break_even(
+    rule: Rule,
+    saved: usize,
+    own: Measured,
+    other_rewrite: usize,
+    requests_so_far: usize,
+    cache: Cache,
+    s: &Settings,
+) -> Option<BreakEven> {
+    if !s.exchange_break_even {
+        return None;
     }
-    saved >= s.exchange_min_saving_chars
-        && saved.saturating_mul(requests_so_far) >= marginal_rewrite.saturating_mul(BREAK_EVEN_FACTOR)
+    Some(
+        BreakEven {
+            rule,
+            saved_chars: saved,
+            requests: requests_so_far,
+            factor: BREAK_EVEN_FACTOR,
+            rewrite_chars: own.chars.saturating_sub(other_rewrite),
+            min_saving_chars: if rule == Rule::Exchanges { s.exchange_min_saving_chars } else { 0 },
+            cache,
+            basis: own.basis,
+            paid_off: false,
+        }
+        .weigh(),
+    )
 }
 
 #[cfg(test)]
@@ -423,11 +453,23 @@ mod tests {
     #[test]
     fn break_even() {
         let s = Settings::default();
-        assert!(pays_off(100, 0, 1, &s), "no extra rewrite");
-        assert!(!pays_off(7_999, 1, 1_000_000, &s), "below the minimum");
-        assert!(!pays_off(10_000, 10_000, 15, &s));
-        assert!(pays_off(10_000, 10_000, 16, &s));
-        assert!(pays_off(1, 10_000, 1, &Settings { exchange_break_even: false, ..s }));
+        let own = |chars| Measured { chars, basis: crate::guard::cache::Basis::FirstEdit };
+        let weigh = |rule, saved, rewrite, other, requests, s: &Settings| {
+            run_end_break_even(rule, saved, own(rewrite), other, requests, Cache::Prefix, s).unwrap()
+        };
+        assert!(weigh(Rule::Exchanges, 100, 5_000, 5_000, 1, &s).paid_off, "no extra rewrite");
+        assert!(weigh(Rule::Exchanges, 100, 5_000, 9_000, 1, &s).paid_off, "less than the others rewrite");
+        assert!(!weigh(Rule::Exchanges, 7_999, 1, 0, 1_000_000, &s).paid_off, "below the minimum");
+        // 10,000 × 15 = 150,000 < 16 × 10,000 = 160,000; × 16 pays.
+        let b = weigh(Rule::Exchanges, 10_000, 12_000, 2_000, 15, &s);
+        assert_eq!((b.paid_off, b.rewrite_chars, b.min_saving_chars, b.factor), (false, 10_000, 8_000, 16));
+        assert!(weigh(Rule::Exchanges, 10_000, 12_000, 2_000, 16, &s).paid_off);
+        // Images: no minimum. 1,000 × 16 = 16,000 ≥ 16 × 1,000.
+        let b = weigh(Rule::Images, 1_000, 1_000, 0, 16, &s);
+        assert_eq!((b.paid_off, b.min_saving_chars), (true, 0));
+        assert!(!weigh(Rule::Images, 1_000, 1_000, 0, 15, &s).paid_off);
+        let off = Settings { exchange_break_even: false, ..s };
+        assert!(run_end_break_even(Rule::Images, 1, own(10_000), 0, 1, Cache::Prefix, &off).is_none());
     }
 
     #[test]

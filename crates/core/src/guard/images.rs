@@ -10,7 +10,8 @@
 //!
 //! The classifier reads text only, and a model reacts to an image in its next
 //! message, whose text stays: so age alone decides, and this works when the
-//! classifier is unavailable.
+//! classifier is unavailable. Images from before the run's prompt also wait
+//! for the run-end break-even (`exchange::run_end_break_even`, in the pass).
 
 use serde::Serialize;
 use serde_json::Value;
@@ -26,6 +27,9 @@ use crate::text::short_count;
 #[serde(rename_all = "camelCase")]
 pub struct ImageEdit {
     pub entry_id: String,
+    /// Its index in the entries the pass read.
+    #[serde(skip)]
+    pub entry_index: usize,
     pub tool: String,
     /// Assistant messages after the result.
     pub turns: usize,
@@ -35,8 +39,14 @@ pub struct ImageEdit {
     /// Sizes before and after (images by pixels).
     pub before_chars: usize,
     pub after_chars: usize,
-    /// Context characters from this entry to the end (set by the pass).
+    /// The cache rewrite its edit causes and where it starts (set by the
+    /// pass from `cache::Rewrite`).
     pub rewrite_chars: usize,
+    pub rewrite_basis: crate::guard::cache::Basis,
+    /// The result is before the run's prompt (set by the pass): its removal
+    /// goes through the run-end break-even (§4); images inside the run go
+    /// once old enough.
+    pub before_run: bool,
 }
 
 impl ImageEdit {
@@ -44,6 +54,7 @@ impl ImageEdit {
         let mut f = Fields::of(v);
         ImageEdit {
             entry_id: f.string("entryId"),
+            entry_index: f.count("entryIndex"),
             tool: f.string("tool"),
             turns: f.count("turns"),
             images: f.count("images"),
@@ -51,6 +62,8 @@ impl ImageEdit {
             before_chars: f.count("beforeChars"),
             after_chars: f.count("afterChars"),
             rewrite_chars: f.count("rewriteChars"),
+            rewrite_basis: crate::guard::cache::Basis::parse(&f.string("rewriteBasis")).unwrap_or_default(),
+            before_run: f.boolean("beforeRun"),
         }
     }
 }
@@ -95,7 +108,7 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
         seen += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
     }
     let mut out = Vec::new();
-    for (e, &turns) in entries.iter().zip(&after) {
+    for (i, (e, &turns)) in entries.iter().zip(&after).enumerate() {
         if turns < keep_turns || e.raw.is_some() {
             continue;
         }
@@ -118,6 +131,7 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
         let after_blocks: Vec<Block> = texts.iter().map(|t| Block::Text { text: t.clone() }).collect();
         out.push(ImageEdit {
             entry_id: e.id.clone(),
+            entry_index: i,
             tool: tool_name.clone(),
             turns,
             images: dimensions.len(),
@@ -125,6 +139,8 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
             after_chars: blocks_chars(&after_blocks),
             texts,
             rewrite_chars: 0,
+            rewrite_basis: crate::guard::cache::Basis::default(),
+            before_run: false,
         });
     }
     out

@@ -8,6 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::guard::cache::BreakEven;
 use crate::guard::decide::Outcome as ResultOutcome;
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
@@ -103,6 +104,11 @@ pub struct Record {
     pub ms: f64,
     pub timed_out: bool,
     pub results: Vec<ResultRecord>,
+    /// The break-even decisions of the pass, with their numbers (for
+    /// `/guard`): a checkpoint's, or at run end the exchanges' and the old
+    /// images'. Optional (a record without it is read as before; `v` stays 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub break_even: Vec<BreakEven>,
 }
 
 /// What kind of item a result is (§6).
@@ -154,7 +160,8 @@ pub struct ResultRecord {
 impl Record {
     /// A record as a pass wrote it (`data` of a `context-guard` entry on the
     /// branch), read by hand: every field must be there with its type (a
-    /// record that is not one is left out), unknown ones are ignored. By hand
+    /// record that is not one is left out) but the optional `breakEven`,
+    /// unknown ones are ignored. By hand
     /// rather than derived, for the size of the wasm (see `read`).
     pub fn from_value(v: &Value) -> Option<Record> {
         let count = |k: &str| v.get(k)?.as_u64().and_then(|n| usize::try_from(n).ok());
@@ -169,6 +176,12 @@ impl Record {
             ms: v.get("ms")?.as_f64()?,
             timed_out: v.get("timedOut")?.as_bool()?,
             results: v.get("results")?.as_array()?.iter().map(ResultRecord::from_value).collect::<Option<_>>()?,
+            // Optional and read leniently: a decision that is not one is left out.
+            break_even: v
+                .get("breakEven")
+                .and_then(Value::as_array)
+                .map(|list| list.iter().filter_map(|b| BreakEven::from_value(b.clone())).collect())
+                .unwrap_or_default(),
         })
     }
 }

@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use crate::decimal::{fixed, whole};
+use crate::guard::cache::{Basis, BreakEven, Rule};
 use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
@@ -70,11 +71,16 @@ impl SkipNote {
                 if g.exchanges == 1 { "" } else { "s" }
             ),
             "not-paying-off" => format!(
-                "{at}: not paying off, {} chars × {} turns < {} × {} chars of cache rewrite",
+                "{at}: not paying off, {} chars × {} turns < {} × {} chars of cache rewrite{}",
                 short_count(g.pending_chars),
                 g.turns,
                 g.factor,
-                short_count(g.rewrite_chars)
+                short_count(g.rewrite_chars),
+                // Notes from a core before the cache issue have neither.
+                match (g.cache, g.basis) {
+                    (Some(cache), Some(basis)) => format!(" ({}, {})", cache.as_str(), basis_words(basis)),
+                    _ => String::new(),
+                }
             ),
             "nothing-eligible" => format!("{at}: nothing eligible (no output old enough and not judged mid-run yet)"),
             other => format!("last checkpoint skipped: {}", sanitize_line(other, 40)),
@@ -169,6 +175,12 @@ pub fn summary(input: &SummaryInput) -> String {
         lines.push(format!("  {}", skip.line()));
     }
     let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
+    // The last break-even decisions a record holds (a skipped checkpoint's is the line above).
+    if let Some(record) = records.iter().rev().find(|r| !r.break_even.is_empty()) {
+        for b in &record.break_even {
+            lines.push(format!("  {}", break_even_line(b)));
+        }
+    }
     // The last checkpoint in full (every kind), then the last pass of each kind not already shown.
     let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
     if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
@@ -213,6 +225,50 @@ pub fn summary(input: &SummaryInput) -> String {
     }
     lines.push(format!("  core {} (wasm loaded in {} ms)", input.core_version, fixed(input.core_load_ms.max(0.0), 1)));
     lines.join("\n")
+}
+
+/// Where a rewrite starts, in words.
+fn basis_words(b: Basis) -> &'static str {
+    match b {
+        Basis::Whole => "whole context",
+        Basis::ReadPoint => "after read point",
+        Basis::Question => "after question",
+        Basis::FirstEdit => "from the first edit",
+    }
+}
+
+/// A break-even decision and its numbers, one line:
+/// `break-even: exchanges 9.1k saved × 4 requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred`.
+fn break_even_line(b: &BreakEven) -> String {
+    let (what, per) = match b.rule {
+        Rule::Checkpoint => ("pending", "turn"),
+        Rule::Exchanges | Rule::Images => ("saved", "request"),
+    };
+    let verdict = match (b.paid_off, b.rule) {
+        (true, _) => "paid off",
+        (false, Rule::Checkpoint) => "skipped",
+        (false, _) => "deferred",
+    };
+    let head = format!("break-even: {} {} {what}", b.rule.as_str(), short_count(b.saved_chars));
+    let cache = format!("{}, {}", b.cache.as_str(), basis_words(b.basis));
+    if b.rewrite_chars == 0 {
+        format!("{head}, no rewrite beyond the pass's other edits ({cache}) → {verdict}")
+    } else if b.saved_chars < b.min_saving_chars {
+        format!(
+            "{head} < {} minimum saving ({} rewrite: {cache}) → {verdict}",
+            short_count(b.min_saving_chars),
+            short_count(b.rewrite_chars)
+        )
+    } else {
+        format!(
+            "{head} × {} {per}{} {} {} × {} rewrite ({cache}) → {verdict}",
+            b.requests,
+            if b.requests == 1 { "" } else { "s" },
+            if b.paid_off { "≥" } else { "<" },
+            b.factor,
+            short_count(b.rewrite_chars)
+        )
+    }
 }
 
 /// One result with its trace.

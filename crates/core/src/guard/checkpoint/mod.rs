@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{ContextEntry, Message};
-use crate::guard::cache::rewrite;
+use crate::guard::cache::{rewrite, Basis, BreakEven, Cache, Rule};
 use crate::guard::exchange::{self, Span};
 use crate::guard::items::small_of;
 use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run};
@@ -102,6 +102,12 @@ pub struct Gate {
     /// The whole batch failed the break-even and the outputs alone passed:
     /// the exchanges wait for run end.
     pub outputs_only: bool,
+    /// The main model's cache and where the weighed rewrite starts (absent
+    /// when the break-even was not weighed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<Cache>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
 }
 
 impl Gate {
@@ -119,6 +125,8 @@ impl Gate {
             factor: f.count("factor"),
             rewrite_chars: f.count("rewriteChars"),
             outputs_only: f.boolean("outputsOnly"),
+            cache: Cache::parse(&f.string("cache")),
+            basis: Basis::parse(&f.string("basis")),
         }
     }
 }
@@ -189,32 +197,47 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
 
     let measure = rewrite(&p.model, entries);
     let cache = measure.cache();
+    // The break-even decision, for the record (a skip is not recorded: its Gate says it).
+    let mut decision = Vec::new();
     if input.gates == Gates::MidRun {
-        gate.batch_chars = if cache == crate::guard::cache::Cache::OpenAiCodex {
-            s.mid_run_batch_chars_openai
-        } else {
-            s.mid_run_batch_chars
-        };
+        gate.batch_chars =
+            if cache == Cache::OpenAiCodex { s.mid_run_batch_chars_openai } else { s.mid_run_batch_chars };
         if gate.pending_chars < gate.batch_chars {
             return skip(Skip::BelowBatch, gate);
         }
         if s.mid_run_break_even {
             gate.factor = cache.checkpoint_factor();
+            gate.cache = Some(cache);
             let first_output =
                 large.iter().chain(small.iter().map(|o| &o.output)).map(|o| o.entry_index).min().unwrap_or(usize::MAX);
             let first_exchange = exchanges.iter().map(|x| x.prompt_index).min().unwrap_or(usize::MAX);
-            gate.rewrite_chars = measure.from(first_output.min(first_exchange));
+            let all = measure.measure(first_output.min(first_exchange));
+            (gate.rewrite_chars, gate.basis) = (all.chars, Some(all.basis));
             if !pays_off(gate.pending_chars, gate.turns, gate.rewrite_chars, gate.factor) {
                 // Outputs alone rewrite less (an exchange comes before them); the exchanges wait for run end.
-                let alone = measure.from(first_output);
-                if gate.exchanges == 0 || gate.outputs == 0 || !pays_off(output_chars, gate.turns, alone, gate.factor) {
+                let alone = measure.measure(first_output);
+                if gate.exchanges == 0
+                    || gate.outputs == 0
+                    || !pays_off(output_chars, gate.turns, alone.chars, gate.factor)
+                {
                     return skip(Skip::NotPayingOff, gate);
                 }
                 gate.outputs_only = true;
                 gate.pending_chars = output_chars;
-                gate.rewrite_chars = alone;
+                (gate.rewrite_chars, gate.basis) = (alone.chars, Some(alone.basis));
                 exchanges.clear();
             }
+            decision.push(BreakEven {
+                rule: Rule::Checkpoint,
+                saved_chars: gate.pending_chars,
+                requests: gate.turns,
+                factor: gate.factor,
+                rewrite_chars: gate.rewrite_chars,
+                min_saving_chars: 0,
+                cache,
+                basis: gate.basis.unwrap_or_default(),
+                paid_off: true,
+            });
         }
     }
 
@@ -242,6 +265,8 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 exchanges: planned.exchanges,
                 images: Vec::new(),
                 requests_so_far: requests_so_far(entries),
+                cache,
+                break_even: decision,
             },
         },
         gate,

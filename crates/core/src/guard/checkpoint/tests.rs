@@ -46,7 +46,7 @@ fn input(entries: Vec<ContextEntry>, provider: &str, api: &str) -> CheckpointInp
     CheckpointInput {
         pass: PassInput {
             entries,
-            model: MainModel { provider: provider.into(), api: api.into() },
+            model: MainModel { provider: provider.into(), api: api.into(), ..MainModel::default() },
             ..PassInput::default()
         },
         gates: Gates::MidRun,

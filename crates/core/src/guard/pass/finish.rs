@@ -1,10 +1,12 @@
 //! Step two of the pass: how each request ended → each segment's verdict,
 //! each item's decision, the `context_edit` drafts and the record.
 
+use crate::guard::cache::{Measured, Rule};
 use crate::guard::chunk::Segment;
 use crate::guard::classify::RequestOutcome;
 use crate::guard::decide::{decide_result, interpret, Outcome as ResultOutcome, Reason, ResultInput, Verdict};
-use crate::guard::exchange::PlannedExchange;
+use crate::guard::exchange::{run_end_break_even, PlannedExchange};
+use crate::guard::images::ImageEdit;
 use crate::guard::outcome::{
     Draft, Outcome, Record, Replacement, ResultKind, ResultRecord, TextBlock, TextRange, RECORD_TYPE, RECORD_VERSION,
 };
@@ -138,9 +140,11 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             omitted: Vec::new(),
         });
     }
-    for im in &pass.images {
+    // Images inside the run go once old enough (§4); they are edits the others ride along with.
+    for im in pass.images.iter().filter(|im| !im.before_run && !im.texts.is_empty()) {
         other_rewrite = other_rewrite.max(im.rewrite_chars);
     }
+    let mut break_even = pass.break_even.clone();
 
     // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
     let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
@@ -154,13 +158,32 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let stub_len = |x: &PlannedExchange| crate::text::js_len(&x.stub);
     let unrelated_saved =
         judged.iter().filter(|j| j.1).fold(0usize, |a, (x, ..)| a.saturating_add(x.chars.saturating_sub(stub_len(x))));
-    let unrelated_rewrite = judged.iter().filter(|j| j.1).map(|(x, ..)| x.rewrite_chars).max().unwrap_or(0);
-    let omit = crate::guard::exchange::pays_off(
-        unrelated_saved,
-        unrelated_rewrite.saturating_sub(other_rewrite),
-        pass.requests_so_far,
-        s,
-    );
+    // The earliest omission rewrites the most (each provider's measure only grows towards the start).
+    let unrelated_rewrite = judged
+        .iter()
+        .filter(|j| j.1)
+        .map(|(x, ..)| Measured { chars: x.rewrite_chars, basis: x.rewrite_basis })
+        .max_by_key(|m| m.chars);
+    let omit = match unrelated_rewrite {
+        Some(own) => {
+            let gate = run_end_break_even(
+                Rule::Exchanges,
+                unrelated_saved,
+                own,
+                other_rewrite,
+                pass.requests_so_far,
+                pass.cache,
+                s,
+            );
+            let omit = gate.as_ref().is_none_or(|g| g.paid_off);
+            break_even.extend(gate);
+            if omit {
+                other_rewrite = other_rewrite.max(own.chars);
+            }
+            omit
+        }
+        None => false,
+    };
     let mut omitted_ids: Vec<&str> = Vec::new();
     for (x, unrelated, reason, trace) in judged {
         let go = unrelated && omit;
@@ -184,7 +207,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             tool: String::new(),
             label: x.label.clone(),
             outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
-            reason: if unrelated && !go { "deferred".to_string() } else { reason },
+            reason: if unrelated && !go { DEFERRED.to_string() } else { reason },
             before_chars: x.chars,
             after_chars: if go { stub_len(x) } else { x.chars },
             jev: trace,
@@ -193,26 +216,44 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     }
 
     // Old images (§4): no request; an entry the pass omits keeps that edit.
-    let mut image_edits = 0usize;
-    for im in pass.images.iter().filter(|im| !omitted_ids.contains(&im.entry_id.as_str())) {
-        if im.texts.is_empty() {
-            continue;
+    // Those from before the run's prompt go together when they pay off, as
+    // exchanges do but with no minimum saving; the rest are deferred.
+    let images: Vec<&ImageEdit> =
+        pass.images.iter().filter(|im| !im.texts.is_empty() && !omitted_ids.contains(&im.entry_id.as_str())).collect();
+    let old = images.iter().filter(|im| im.before_run);
+    let old_saved = old.clone().fold(0usize, |a, im| a.saturating_add(im.before_chars.saturating_sub(im.after_chars)));
+    let old_rewrite =
+        old.map(|im| Measured { chars: im.rewrite_chars, basis: im.rewrite_basis }).max_by_key(|m| m.chars);
+    let old_go = match old_rewrite {
+        Some(own) => {
+            let gate =
+                run_end_break_even(Rule::Images, old_saved, own, other_rewrite, pass.requests_so_far, pass.cache, s);
+            let go = gate.as_ref().is_none_or(|g| g.paid_off);
+            break_even.extend(gate);
+            go
         }
-        image_edits += 1;
-        saved = saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
-        edits.push(Draft::ContextEdit {
-            target_id: im.entry_id.clone(),
-            replacement: Some(text_replacement(im.texts.clone())),
-        });
+        None => true,
+    };
+    let mut image_edits = 0usize;
+    for im in images {
+        let go = !im.before_run || old_go;
+        if go {
+            image_edits += 1;
+            saved = saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
+            edits.push(Draft::ContextEdit {
+                target_id: im.entry_id.clone(),
+                replacement: Some(text_replacement(im.texts.clone())),
+            });
+        }
         results.push(ResultRecord {
             kind: ResultKind::Image,
             entry_id: im.entry_id.clone(),
             tool: im.tool.clone(),
             label: format!("{} image{}", im.images, if im.images == 1 { "" } else { "s" }),
-            outcome: ResultOutcome::Removed,
-            reason: format!("{} turns old", im.turns),
+            outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
+            reason: if go { format!("{} turns old", im.turns) } else { DEFERRED.to_string() },
             before_chars: im.before_chars,
-            after_chars: im.after_chars,
+            after_chars: if go { im.after_chars } else { im.before_chars },
             jev: String::new(),
             omitted: Vec::new(),
         });
@@ -238,6 +279,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         ms: if answers.ms.is_finite() && answers.ms > 0.0 { answers.ms } else { 0.0 },
         timed_out,
         results,
+        break_even,
     });
     let mut entries = edits;
     if let Some(r) = &record {
@@ -245,6 +287,9 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     }
     Outcome { entries, record, saved_chars: saved }
 }
+
+/// The reason of an item whose edit waits for its break-even (judged again at a later run end).
+const DEFERRED: &str = "deferred";
 
 /// A replacement of text blocks.
 fn text_replacement(texts: Vec<String>) -> Replacement {

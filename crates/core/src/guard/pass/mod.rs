@@ -149,6 +149,11 @@ pub struct PassState {
     pub images: Vec<ImageEdit>,
     /// Provider requests the session has had so far (assistant messages).
     pub requests_so_far: usize,
+    /// The main model's cache, for the break-even decisions' record.
+    pub cache: crate::guard::cache::Cache,
+    /// Break-even decisions already taken (a checkpoint's, §7); `finish`
+    /// adds the run end's and puts them all in the record.
+    pub break_even: Vec<crate::guard::cache::BreakEven>,
 }
 
 /// One large output, cut and assigned to requests.

@@ -62,10 +62,10 @@ pub fn plan(input: &PassInput) -> Plan {
         return skipped(s, Skip::NoRun);
     };
     let measure = rewrite(&input.model, entries);
-    let index_of = |id: &str| entries.iter().position(|e| e.id == id).unwrap_or(0);
     let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
     for im in &mut images {
-        im.rewrite_chars = measure.from(index_of(&im.entry_id));
+        let m = measure.measure(im.entry_index);
+        (im.rewrite_chars, im.rewrite_basis, im.before_run) = (m.chars, m.basis, im.entry_index < run.prompt_index);
     }
 
     let mut planned = PlannedItems::default();
@@ -111,6 +111,8 @@ pub fn plan(input: &PassInput) -> Plan {
             exchanges: planned.exchanges,
             images,
             requests_so_far: requests_so_far(entries),
+            cache: measure.cache(),
+            break_even: Vec::new(),
         },
     }
 }
@@ -254,6 +256,7 @@ fn plan_exchanges(
         for i in first..first.saturating_add(count) {
             let (Some(x), Some(it)) = (spans.get(i), items.get(i)) else { continue };
             let key = exchange_key(i + 1);
+            let rewrite = measure.measure(x.prompt_index);
             out.push(PlannedExchange {
                 prompt_id: x.prompt_id.clone(),
                 label: crate::guard::render::one_line(&x.prompt, STUB_QUOTE),
@@ -262,7 +265,8 @@ fn plan_exchanges(
                 stub: stub(x),
                 key: key.clone(),
                 request: req,
-                rewrite_chars: measure.from(x.prompt_index),
+                rewrite_chars: rewrite.chars,
+                rewrite_basis: rewrite.basis,
             });
             batch.push((key, it.clone()));
         }
