@@ -37,11 +37,36 @@ const TTL_LONG_MS: f64 = 60.0 * 60.0 * 1000.0;
 /// under 1,024 tokens (Sonnet-class models; 4 characters a token).
 const MIN_ENTRY_CHARS: usize = 4_096;
 
-/// Usage tokens are the provider's, prefix sizes are characters: a read is
-/// "clearly past" a prefix only when it is longer by this margin (a token is
-/// about 3.5 to 4.5 characters of code and prose, so ± 20 % and a constant).
-fn clearly_past(read_chars: usize, chars: usize) -> bool {
-    read_chars >= chars.saturating_add(chars / 5).saturating_add(400)
+/// Usage comes in the provider's tokens, prefixes are measured in characters.
+/// A response calibrates the two itself: what it read and wrote together ends
+/// at the request's last breakpoint, so tokens per character =
+/// (read + write) ÷ that breakpoint's characters. Without a write (nothing to
+/// calibrate from) the usual 4 characters a token.
+struct Scale {
+    per_char: f64,
+}
+
+impl Scale {
+    fn of(read: usize, write: usize, last_breakpoint_chars: usize) -> Scale {
+        let per_char = if write > 0 && last_breakpoint_chars > 0 {
+            (read.saturating_add(write)) as f64 / last_breakpoint_chars as f64
+        } else {
+            0.25
+        };
+        Scale { per_char }
+    }
+
+    fn tokens(&self, chars: usize) -> f64 {
+        chars as f64 * self.per_char
+    }
+
+    /// `read` tokens end clearly past a prefix of `chars` characters: by 2 %
+    /// and 16 tokens, so an estimate a little off never counts a prefix that
+    /// was only reached, or only almost reached, as passed.
+    fn clearly_past(&self, read: usize, chars: usize) -> bool {
+        let t = self.tokens(chars);
+        read as f64 >= t * 1.02 + 16.0
+    }
 }
 
 /// Why the pin put a breakpoint somewhere.
@@ -128,17 +153,21 @@ impl Log {
         let Some(sent) = self.last.as_ref().filter(|s| s.model == model) else {
             return;
         };
-        let read_chars = cache_read.saturating_mul(4);
+        let last_chars = sent.breakpoints.iter().map(|b| b.1).max().unwrap_or(0);
+        let scale = Scale::of(cache_read, cache_write, last_chars);
         for e in self.entries.iter_mut().filter(|e| e.model == model) {
-            if clearly_past(read_chars, e.chars) && sent.prefixes.contains(&e.prefix) {
+            if scale.clearly_past(cache_read, e.chars) && sent.prefixes.contains(&e.prefix) {
                 e.at_ms = sent.at_ms;
             }
         }
         if cache_write == 0 {
             return;
         }
+        // Written: the breakpoints past what was read (the read ends at one
+        // of them, or before the first).
         for (prefix, chars, tool_use_id, ttl_ms) in &sent.breakpoints {
-            if *chars < MIN_ENTRY_CHARS || !clearly_past(*chars, read_chars) {
+            let tokens = scale.tokens(*chars);
+            if *chars < MIN_ENTRY_CHARS || tokens <= cache_read as f64 + (tokens / 50.0).max(16.0) {
                 continue;
             }
             self.entries.retain(|e| !(e.model == model && e.prefix == *prefix));

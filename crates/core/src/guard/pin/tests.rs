@@ -183,3 +183,24 @@ fn string_content_and_odd_bodies_never_panic() {
         let _ = log.read_points(MODEL, f64::NAN);
     }
 }
+
+#[test]
+fn a_run_that_grows_a_little_each_request_logs_each_new_breakpoint() {
+    // Each request reads what the one before wrote and writes only the new
+    // output (about 6 k characters on 30 k and more): the response's own
+    // figures say its last breakpoint was written, the earlier ones read.
+    let mut log = Log::default();
+    let mut cached_chars = 0usize;
+    for n in 1..=6 {
+        let body = body_with(&outputs(n));
+        let end = prefix::read(&body).blocks.last().map_or(0, |b| b.chars);
+        log.plan(&body, MODEL, n as f64);
+        // A tokenizer of 3.5 characters a token, not the 4 the pin assumes.
+        log.observe(MODEL, cached_chars * 2 / 7, (end - cached_chars) * 2 / 7);
+        cached_chars = end;
+    }
+    let points = log.read_points(MODEL, 10.0);
+    for i in 0..6 {
+        assert!(points.contains(&format!("toolu_{i}")), "toolu_{i} in {points:?}");
+    }
+}
