@@ -1,6 +1,7 @@
 //! The text `/guard` shows: whether the guard is on and can run, its model,
-//! what it keeps out of the window, its classifier usage, and the last pass's
-//! result for each kind of item with the classifier's traces.
+//! what it keeps out of the window, its classifier usage, the last break-even
+//! decisions with their numbers, and the last pass's result for each kind of
+//! item with the classifier's traces.
 //!
 //! For: wording and layout of that report, from figures computed elsewhere
 //! (`stats`) and the records on the branch. Not for: computing savings or
@@ -403,5 +404,47 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn shows_the_last_break_even_decisions_with_their_numbers() {
+        let record = |break_even: Value| {
+            json!({"v":1,"phase":"run-end","model":"m","savedChars":0,"requests":1,"inputTokens":1.0,"costUsd":0.0,
+                "ms":5.0,"timedOut":false,"results":[],"breakEven": break_even})
+        };
+        let exchanges = json!({"rule": "exchanges", "savedChars": 9100, "requests": 4, "factor": 16,
+            "rewriteChars": 38200, "minSavingChars": 8000, "cache": "anthropic", "basis": "read-point", "paidOff": false});
+        let images = json!({"rule": "images", "savedChars": 6426, "requests": 17, "factor": 16,
+            "rewriteChars": 6605, "minSavingChars": 0, "cache": "prefix", "basis": "first-edit", "paidOff": true});
+        let older = json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 16,
+            "rewriteChars": 84341, "cache": "prefix", "basis": "first-edit", "paidOff": true});
+        let input = SummaryInput::from_value(json!({"records": [
+            record(json!([older])), record(json!([exchanges, images])),
+            // A record from before the field, and one with a decision that is not one: read as none.
+            record(Value::Null), record(json!([{"rule": "?"}]))
+        ]}));
+        let text = summary(&input);
+        assert!(
+            text.contains("\n  break-even: exchanges 9.1k saved × 4 requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred\n  break-even: images 6.4k saved × 17 requests ≥ 16 × 6.6k rewrite (prefix, from the first edit) → paid off\n"),
+            "{text}"
+        );
+        assert!(!text.contains("checkpoint 80.0k"), "only the last decisions: {text}");
+        let line = |b: Value| summary(&SummaryInput::from_value(json!({"records": [record(json!([b]))]})));
+        assert!(line(json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 13, "rewriteChars": 234360,
+            "cache": "openai-codex", "basis": "whole", "paidOff": true}))
+            .contains("  break-even: checkpoint 80.0k pending × 40 turns ≥ 13 × 234.4k rewrite (openai-codex, whole context) → paid off"));
+        assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 13, "factor": 16, "rewriteChars": 0,
+            "minSavingChars": 8000, "cache": "openai-codex", "basis": "whole", "paidOff": true}))
+            .contains("  break-even: exchanges 7.8k saved, no rewrite beyond the pass's other edits (openai-codex, whole context) → paid off"));
+        assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 13, "factor": 16, "rewriteChars": 23577,
+            "minSavingChars": 8000, "cache": "anthropic", "basis": "question", "paidOff": false}))
+            .contains("  break-even: exchanges 7.8k saved < 8.0k minimum saving (23.6k rewrite: anthropic, after question) → deferred"));
+        // The skipped checkpoint's line names the cache when its gate does.
+        let skip =
+            SummaryInput::from_value(json!({"lastSkip": {"skipped": "not-paying-off", "gate": {"pendingChars": 80000,
+            "turns": 8, "factor": 16, "rewriteChars": 80533, "cache": "anthropic", "basis": "question"}}}));
+        assert!(summary(&skip).contains(
+            "not paying off, 80.0k chars × 8 turns < 16 × 80.5k chars of cache rewrite (anthropic, after question)\n"
+        ));
     }
 }

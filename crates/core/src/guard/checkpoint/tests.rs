@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::entry::{Block, ContextEntry, Message};
-use crate::guard::cache::MainModel;
+use crate::guard::cache::{Basis, BreakEven, Cache, MainModel, Rule};
 use crate::guard::classify::RequestOutcome;
 use crate::guard::decide::Outcome as ResultOutcome;
 use crate::guard::memo::tests::record;
@@ -71,6 +71,22 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
     assert_eq!((g.turns, g.factor, g.rewrite_chars), (40, 16, 80_000 + 3_600 + 39 * CALL));
     // 80,000 × 40 = 3,200,000 ≥ 16 × 84,341 = 1,349,456.
     assert!(pays_off(80_000, 40, 84_341, 16));
+    assert_eq!((g.cache, g.basis), (Some(Cache::Prefix), Some(Basis::FirstEdit)));
+    // The decision goes into the checkpoint's record, for /guard.
+    let decision = BreakEven {
+        rule: Rule::Checkpoint,
+        saved_chars: 80_000,
+        requests: 40,
+        factor: 16,
+        rewrite_chars: 84_341,
+        min_saving_chars: 0,
+        cache: Cache::Prefix,
+        basis: Basis::FirstEdit,
+        paid_off: true,
+    };
+    assert_eq!(c.plan.pass.break_even, std::slice::from_ref(&decision));
+    let out = finish(&c.plan.pass, &answer_keeping(&c.plan, "nothing"));
+    assert_eq!(out.record.unwrap().break_even, [decision]);
     assert_eq!(c.plan.pass.phase, Phase::MidRun);
     assert_eq!(c.plan.pass.outputs.len(), 4);
     assert_eq!(c.plan.pass.settings.chunk_keep_threshold, Settings::default().mid_run_chunk_keep_threshold);
@@ -101,10 +117,19 @@ fn codex_and_anthropic_weigh_the_whole_context() {
     // Codex: 3,200,000 ≥ 13 × 234,360 = 3,046,680.
     let codex = plan(&input(entries.clone(), "openai-codex", "openai-codex-responses"));
     assert_eq!((codex.plan.pass.skipped, codex.gate.factor, codex.gate.rewrite_chars), (None, 13, whole));
-    // Anthropic: 3,200,000 < 16 × 234,360 = 3,749,760.
-    let anthropic = plan(&input(entries, "anthropic", "anthropic-messages"));
+    // Anthropic with the pin off: 3,200,000 < 16 × 234,360 = 3,749,760.
+    let anthropic = plan(&input(entries.clone(), "anthropic", "anthropic-messages"));
     assert_eq!(anthropic.plan.pass.skipped, Some(Skip::NotPayingOff));
     assert_eq!((anthropic.gate.factor, anthropic.gate.rewrite_chars), (16, whole));
+    assert_eq!((anthropic.gate.cache, anthropic.gate.basis), (Some(Cache::Anthropic), Some(Basis::Whole)));
+    // With the pin, the question is cached: the rewrite is what follows it,
+    // 234,360 − 150,000 = 84,360; 3,200,000 ≥ 16 × 84,360 = 1,349,760. A read
+    // point on r0, itself edited, is no breakpoint for it.
+    let mut pinned = input(entries, "anthropic", "anthropic-messages");
+    (pinned.pass.model.pin, pinned.pass.model.read_points) = (true, vec!["c0".into()]);
+    let pinned = plan(&pinned);
+    assert_eq!(pinned.plan.pass.skipped, None);
+    assert_eq!((pinned.gate.factor, pinned.gate.rewrite_chars, pinned.gate.basis), (16, 84_360, Some(Basis::Question)));
 }
 
 #[test]

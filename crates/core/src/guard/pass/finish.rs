@@ -301,8 +301,12 @@ fn text_replacement(texts: Vec<String>) -> Replacement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entry::ContextEntry;
+    use crate::guard::cache::{Basis, Cache, MainModel};
+    use crate::guard::images::tests::{png_b64, shot};
     use crate::guard::pass::tests::{answer_items, answer_keeping, grep_text, input, whole_session};
     use crate::guard::pass::{plan, PassInput, Skip};
+    use crate::guard::span::tests::{call, entry, result, say, user};
     use serde_json::json;
 
     #[test]
@@ -358,5 +362,141 @@ mod tests {
         let mut off = none;
         off.settings.image_keep_turns = 0;
         assert_eq!(plan(&off).pass.skipped, Some(Skip::NoClassifier));
+    }
+
+    fn codex() -> MainModel {
+        MainModel { provider: "openai-codex".into(), api: "openai-codex-responses".into(), ..MainModel::default() }
+    }
+
+    fn anthropic(read_points: &[&str]) -> MainModel {
+        MainModel {
+            provider: "anthropic".into(),
+            api: "anthropic-messages".into(),
+            pin: true,
+            read_points: read_points.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn on_codex_exchanges_ride_along_with_any_other_edit() {
+        // whole_session: u0 and u1 are eligible, 4,043 chars each, stubs of 168: 7,750 saved
+        // (under the 8,000 minimum). The whole context is 23,577; 13 requests so far.
+        let mut inp = PassInput { entries: whole_session(), model: codex(), ..PassInput::default() };
+        let unrelated = |k: &str| if k.starts_with("exchange") { 0.05 } else { 0.9 };
+        // The image inside the run is removed: Codex rewrites everything anyway, the
+        // omissions add nothing (rewrite 0) and go, minimum or not.
+        let p = plan(&inp);
+        let rec = finish(&p.pass, &answer_items(&p, unrelated)).record.unwrap();
+        let ex = |rec: &Record| {
+            rec.results
+                .iter()
+                .filter(|r| r.kind == ResultKind::Exchange)
+                .map(|r| (r.outcome, r.reason.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ex(&rec), vec![(ResultOutcome::Removed, "unrelated".to_string()); 2]);
+        let b = &rec.break_even[0];
+        assert_eq!(
+            (b.rule, b.saved_chars, b.requests, b.rewrite_chars, b.cache, b.basis, b.paid_off),
+            (Rule::Exchanges, 7_750, 13, 0, Cache::OpenAiCodex, Basis::Whole, true)
+        );
+        // No other edit (no image, the small output kept): the omissions rewrite the whole
+        // context, 23,577, and 7,750 is under the minimum: deferred.
+        inp.settings.image_keep_turns = 0;
+        let p = plan(&inp);
+        let rec = finish(&p.pass, &answer_items(&p, unrelated)).record.unwrap();
+        assert_eq!(ex(&rec), vec![(ResultOutcome::Kept, "deferred".to_string()); 2]);
+        let b = &rec.break_even[0];
+        assert_eq!((b.rewrite_chars, b.min_saving_chars, b.factor, b.paid_off), (23_577, 8_000, 16, false));
+        // A removed small output is another edit too.
+        let p = plan(&inp);
+        let rec = finish(&p.pass, &answer_items(&p, |_| 0.05)).record.unwrap();
+        assert_eq!(ex(&rec)[0].0, ResultOutcome::Removed);
+        assert_eq!(rec.break_even[0].rewrite_chars, 0);
+    }
+
+    /// An image read in an earlier exchange (`old`, before the run's prompt,
+    /// at entry 4 after a 500-character result `toolu_pre`), one read in the
+    /// run (`new`), then `answers` replies: 4 + `answers` requests so far.
+    /// Each image is 6,566 chars; from 10 turns old its stub leaves 140:
+    /// 6,426 saved.
+    fn images_session(answers: usize) -> Vec<ContextEntry> {
+        let mut e = vec![
+            entry("u0", user("look")),
+            entry("ap", call("toolu_pre", "bash", json!({}))),
+            entry("rp", result("toolu_pre", "bash", &"p".repeat(500))),
+            entry("a0", call("c0", "read", json!({"path": "a.png"}))),
+            shot("old", "Read image", &png_b64(1280, 960)),
+            entry("s0", say("grey")),
+            entry("u", user("and the new one")),
+            entry("a1", call("c1", "read", json!({"path": "b.png"}))),
+            shot("new", "Read image", &png_b64(1280, 960)),
+        ];
+        e.extend((0..answers).map(|k| entry(&format!("m{k}"), say("ok"))));
+        e
+    }
+
+    fn images(model: MainModel, answers: usize) -> Record {
+        let inp = PassInput { entries: images_session(answers), classifier: false, model, ..PassInput::default() };
+        finish(&plan(&inp).pass, &PassAnswers::default()).record.unwrap()
+    }
+
+    fn image_outcomes(rec: &Record) -> Vec<(&str, ResultOutcome, &str)> {
+        rec.results.iter().map(|r| (r.entry_id.as_str(), r.outcome, r.reason.as_str())).collect()
+    }
+
+    #[test]
+    fn old_images_wait_for_the_break_even_and_images_in_the_run_do_not() {
+        let faux = MainModel { provider: "faux".into(), api: "faux".into(), ..MainModel::default() };
+        // Prefix: `old` rewrites from entry 4, `new` from entry 8 anyway: the extra is
+        // entries 4–7, 6,566 + 4 + 15 + 20 = 6,605. 6,426 × 16 requests = 102,816 <
+        // 16 × 6,605 = 105,680: deferred (no minimum saving applies to images).
+        let rec = images(faux.clone(), 12);
+        assert_eq!(
+            image_outcomes(&rec),
+            [("old", ResultOutcome::Kept, "deferred"), ("new", ResultOutcome::Removed, "12 turns old")]
+        );
+        assert_eq!(rec.results[0].after_chars, 6_566);
+        assert_eq!(rec.saved_chars, 6_426, "only the image in the run");
+        let b = &rec.break_even[0];
+        assert_eq!(
+            (b.rule, b.saved_chars, b.requests, b.factor, b.rewrite_chars, b.min_saving_chars),
+            (Rule::Images, 6_426, 16, 16, 6_605, 0)
+        );
+        assert_eq!((b.cache, b.basis, b.paid_off), (Cache::Prefix, Basis::FirstEdit, false));
+        // One request more: 6,426 × 17 = 109,242 ≥ 105,680: removed.
+        let rec = images(faux.clone(), 13);
+        assert_eq!(image_outcomes(&rec)[0], ("old", ResultOutcome::Removed, "15 turns old"));
+        assert_eq!((rec.saved_chars, rec.break_even[0].paid_off), (2 * 6_426, true));
+        // exchangeBreakEven off turns the gate off for images too.
+        let mut inp = PassInput { entries: images_session(3), classifier: false, model: faux, ..PassInput::default() };
+        inp.settings.exchange_break_even = false;
+        let rec = finish(&plan(&inp).pass, &PassAnswers::default()).record.unwrap();
+        assert_eq!(image_outcomes(&rec)[0].1, ResultOutcome::Removed);
+        assert!(rec.break_even.is_empty());
+    }
+
+    #[test]
+    fn old_images_by_provider() {
+        // Codex: the image in the run rewrites everything, the old one rides along.
+        let rec = images(codex(), 3);
+        assert_eq!(image_outcomes(&rec)[0], ("old", ResultOutcome::Removed, "5 turns old"));
+        assert_eq!((rec.break_even[0].rewrite_chars, rec.break_even[0].cache), (0, Cache::OpenAiCodex));
+        // Anthropic, read point on `toolu_pre` (entry 2): `old` rewrites after it, `new`
+        // after the question (entry 6): the extra is entries 3–6, 20 + 6,566 + 4 + 15 =
+        // 6,605; 6,426 × 17 = 109,242 ≥ 105,680: removed.
+        let rec = images(anthropic(&["toolu_pre"]), 13);
+        assert_eq!(image_outcomes(&rec)[0].1, ResultOutcome::Removed);
+        let b = &rec.break_even[0];
+        assert_eq!((b.rewrite_chars, b.cache, b.basis, b.paid_off), (6_605, Cache::Anthropic, Basis::ReadPoint, true));
+        // Only the question (after `old`): `old` rewrites the whole context, the extra is
+        // entries 0–6, 6,605 + 4 + 6 + 500 = 7,115; 109,242 < 16 × 7,115 = 113,840: deferred.
+        let rec = images(anthropic(&[]), 13);
+        assert_eq!(image_outcomes(&rec)[0].1, ResultOutcome::Kept);
+        let b = &rec.break_even[0];
+        assert_eq!((b.rewrite_chars, b.basis, b.paid_off), (7_115, Basis::Whole, false));
+        // The pin off: both rewrite the whole context; the old one rides along.
+        let rec = images(MainModel { pin: false, ..anthropic(&["toolu_pre"]) }, 3);
+        assert_eq!((image_outcomes(&rec)[0].1, rec.break_even[0].rewrite_chars), (ResultOutcome::Removed, 0));
     }
 }
