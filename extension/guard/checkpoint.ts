@@ -21,15 +21,25 @@ import { guardCore, type Planned } from "./wasm.ts";
 
 type Lookup = ReturnType<typeof findClassifier>;
 
-/** What the run-end pass and a checkpoint read from Pi: the projection, the main model, the records in it. */
-export function passInput(ctx: ExtensionContext, contextEntries: readonly unknown[], settings: GuardSettings, classifier: boolean): PassInput {
+/**
+ * What the run-end pass and a checkpoint read from Pi: the projection, the main model, the records in it.
+ * `readPoints`: the cache pin's read points for the active model (`Pin.readPoints(ctx)`, guard/pin.ts), which
+ * the core's break-even rules measure an Anthropic rewrite from (guard/cache.rs); none, the question alone.
+ */
+export function passInput(
+  ctx: ExtensionContext,
+  contextEntries: readonly unknown[],
+  settings: GuardSettings,
+  classifier: boolean,
+  readPoints: string[] = [],
+): PassInput {
   const projected = contextEntries as ProjectedEntry[];
   const model = ctx.model as { provider?: unknown; api?: unknown } | undefined;
   return {
     entries: coreEntries(projected),
     settings,
     classifier,
-    model: { provider: String(model?.provider ?? ""), api: String(model?.api ?? "") },
+    model: { provider: String(model?.provider ?? ""), api: String(model?.api ?? ""), pin: settings.pinAnthropicCache, readPoints },
     records: guardRecords(projected),
   };
 }
@@ -81,11 +91,12 @@ export async function runCheckpoint(
   lookup: Lookup,
   gates: CheckpointGates,
   busy: (ctx: ExtensionContext) => void,
+  readPoints: string[] = [],
 ): Promise<CheckpointResult> {
   try {
     if (!lookup.ok) return { entries: [], skipped: "no-classifier" };
     if (ctx.signal?.aborted) return { entries: [], aborted: true };
-    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true), gates }));
+    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true, readPoints), gates }));
     if (!planned.ok) return { entries: [], problem: `the checkpoint could not be planned: ${planned.error}` };
     const { skipped, gate } = planned.value;
     if (skipped) return { entries: [], skipped, gate };
@@ -121,6 +132,8 @@ export interface CheckpointHooks {
   noteSkip: (note: SkipNote | undefined) => void;
   /** Called with the distill-before-compacting line for `/guard` (in memory: nothing is appended when Pi compacts). */
   noteCompaction: (line: string) => void;
+  /** The cache pin's read points for the active model (`Pin.readPoints`, guard/pin.ts); absent, none. */
+  readPoints?: (ctx: ExtensionContext) => string[];
 }
 
 /** The `turn_end` handler: a mid-run checkpoint after each completed turn whose assistant message has tool calls. */
@@ -138,9 +151,10 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const { settings } = hooks.settingsOf(ctx);
       if (!settings.enabled) return undefined;
       const lookup = hooks.lookup(ctx, settings);
+      const readPoints = hooks.readPoints?.(ctx) ?? [];
       // Distill before compacting (compaction.ts): at every turn_end, the run's last included, since Pi
       // decides right after it. When Pi is about to compact, that decides; no regular checkpoint follows.
-      const pre = await beforeCompaction(pi, event, ctx, () => runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "every-eligible", hooks.busy));
+      const pre = await beforeCompaction(pi, event, ctx, () => runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints));
       if (pre.line) hooks.noteCompaction(pre.line);
       if (pre.handled) {
         hooks.refresh(ctx);
@@ -149,7 +163,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
         return { entries: [...event.entries, ...pre.entries] as typeof event.entries };
       }
       if (!hasToolCalls(event.message) || !settings.midRun) return undefined;
-      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "mid-run", hooks.busy);
+      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints);
       if (result.problem) hooks.warnOnce(ctx, `${result.problem}; nothing was changed`);
       if (result.skipped) hooks.noteSkip({ skipped: result.skipped, gate: result.gate });
       else if (!result.problem && !result.aborted) hooks.noteSkip(undefined);

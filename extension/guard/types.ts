@@ -150,14 +150,24 @@ export interface GuardEntry {
   raw?: unknown;
 }
 
+/** The main model as its prompt cache matters (guard/cache.rs `MainModel`); missing fields read as empty or false. */
+export interface MainModel {
+  provider: string;
+  api: string;
+  /** `pinAnthropicCache`: off, an Anthropic edit rewrites the whole context (guard.md §7). */
+  pin?: boolean;
+  /** Tool_use ids (as Anthropic sees them) of the pin's cache entries the next request could read (guard.md §8). */
+  readPoints?: string[];
+}
+
 export interface PassInput {
   entries: GuardEntry[];
   /** As `ParsedSettings.settings` gave them (read back through the same validation). */
   settings: GuardSettings;
   /** The classifier and its credential are there (default true); without them only old images go. */
   classifier?: boolean;
-  /** The main model (`ctx.model`): its cache decides what an edit rewrites (guard/cache.rs). */
-  model?: { provider: string; api: string };
+  /** The main model (`ctx.model`): its cache decides what an edit rewrites (guard/cache.rs `MainModel`). */
+  model?: MainModel;
   /** The guard's records among `entries`: `at` is the entry's index, `data` the record (guard/memo.rs). */
   records?: { at: number; data: unknown }[];
 }
@@ -190,6 +200,31 @@ export interface CheckpointGate {
   rewriteChars: number;
   /** The whole batch did not pay off and the outputs alone did: exchanges wait for run end. */
   outputsOnly: boolean;
+  /** When the break-even was weighed: the main model's cache and where the rewrite starts. */
+  cache?: CacheKind;
+  basis?: RewriteBasis;
+}
+
+/** How the main model's provider caches (guard/cache.rs `Cache`). */
+export type CacheKind = "openai-codex" | "anthropic" | "prefix";
+/** Where a rewrite starts (guard/cache.rs `Basis`): the whole context, after a read point or the question, or from the first edit. */
+export type RewriteBasis = "whole" | "read-point" | "question" | "first-edit";
+
+/** One break-even decision with its numbers (guard/cache.rs `BreakEven`): savedChars × requests ≥ factor × rewriteChars. */
+export interface BreakEvenDecision {
+  rule: "exchanges" | "images" | "checkpoint";
+  /** Characters the edits keep out (a checkpoint: its pending characters). */
+  savedChars: number;
+  /** Requests so far (run end) or turns so far of the run (checkpoint). */
+  requests: number;
+  factor: number;
+  /** The rewrite weighed (at run end beyond what the pass's other edits rewrite anyway). */
+  rewriteChars: number;
+  /** `exchangeMinSavingChars` for exchanges, else 0. */
+  minSavingChars: number;
+  cache: CacheKind;
+  basis: RewriteBasis;
+  paidOff: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -272,6 +307,8 @@ export interface GuardRecord {
   ms: number;
   timedOut: boolean;
   results: GuardResult[];
+  /** The pass's break-even decisions (absent when none was weighed, and in older records). */
+  breakEven?: BreakEvenDecision[];
 }
 
 export interface GuardResult {
