@@ -123,7 +123,10 @@ test(`Pi ${piVersion}: small outputs are judged whole in batches with the large 
 
 test(`Pi ${piVersion}: old tool-result images go with no request, also without a classifier; recall shows them`, async () => {
   const pi = await startSession({
-    guardSettings: { model: "fakejev/missing-model" },
+    // The image is read in the first run and removed at the third run's end, from before its prompt: with
+    // `exchangeBreakEven` on it would wait for the break-even (4 requests cannot pay for rewriting it; the core's
+    // finish.rs tests weigh that gate). Off, age alone decides, which is what this test is about.
+    guardSettings: { model: "fakejev/missing-model", exchangeBreakEven: false },
     script: [
       { tool: "read", args: { path: "shot.png" }, id: "img" },
       "A grey screenshot.",
