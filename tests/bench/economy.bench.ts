@@ -200,8 +200,12 @@ async function measure(short: boolean, name: string, settings: Record<string, un
     if (pricedModel && JSON.stringify(pricedModel.cost) !== JSON.stringify(model.cost)) throw new Error(`economy (${what}): the model's price changed between configurations`);
     pricedModel ??= model;
 
-    await pi.prompt(prompt);
-    checkNoRejection(server, what);
+    try {
+      await pi.prompt(prompt);
+    } finally {
+      // A 400 explains whatever else went wrong with the run: it is the error to report.
+      checkNoRejection(server, what);
+    }
     const unused = server.pendingSteps();
     if (unused !== 0) throw new Error(`economy (${what}): ${unused} scripted turns unused (a compaction or an error took one?)`);
     if (server.bodies.length !== requests.length) throw new Error(`economy (${what}): the server got ${server.bodies.length} requests, Pi's context hook saw ${requests.length}`);
