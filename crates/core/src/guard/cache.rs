@@ -41,7 +41,8 @@ impl MainModel {
             provider: f.string("provider"),
             api: f.string("api"),
             pin: f.boolean("pin"),
-            read_points: f.list("readPoints", |p| p.as_str().map(str::to_string)).into_iter().flatten().collect(),
+            // An item that is not a string reads as "", which no tool_use id Pi sends is.
+            read_points: f.list("readPoints", |p| p.as_str().map(str::to_string).unwrap_or_default()),
         }
     }
 
@@ -95,7 +96,12 @@ impl Cache {
     }
 
     pub fn parse(s: &str) -> Option<Cache> {
-        [Cache::OpenAiCodex, Cache::Anthropic, Cache::Prefix].into_iter().find(|c| c.as_str() == s)
+        match s {
+            "openai-codex" => Some(Cache::OpenAiCodex),
+            "anthropic" => Some(Cache::Anthropic),
+            "prefix" => Some(Cache::Prefix),
+            _ => None,
+        }
     }
 }
 
@@ -126,7 +132,13 @@ impl Basis {
     }
 
     pub fn parse(s: &str) -> Option<Basis> {
-        [Basis::Whole, Basis::ReadPoint, Basis::Question, Basis::FirstEdit].into_iter().find(|b| b.as_str() == s)
+        match s {
+            "whole" => Some(Basis::Whole),
+            "read-point" => Some(Basis::ReadPoint),
+            "question" => Some(Basis::Question),
+            "first-edit" => Some(Basis::FirstEdit),
+            _ => None,
+        }
     }
 }
 
@@ -204,16 +216,15 @@ pub fn rewrite(model: &MainModel, entries: &[ContextEntry]) -> Rewrite {
     }
     let mut anchors = Vec::new();
     if cache == Cache::Anthropic && model.pin {
-        let mut points: Vec<&str> = model.read_points.iter().map(String::as_str).collect();
-        points.sort_unstable();
         // The question: the latest user message with text that is not the last message.
         let last = entries.iter().rposition(|e| !e.messages.is_empty());
         let question = entries.iter().rposition(|e| e.messages.iter().any(user_text)).filter(|&q| Some(q) != last);
         for (i, e) in entries.iter().enumerate() {
-            let read_point = !points.is_empty()
+            // A few read points: a linear search (a sort would add its code to the wasm).
+            let read_point = !model.read_points.is_empty()
                 && e.messages.iter().any(|m| {
                     matches!(m, Message::ToolResult { tool_call_id, .. }
-                        if points.binary_search(&anthropic_tool_id(tool_call_id).as_str()).is_ok())
+                        if model.read_points.contains(&anthropic_tool_id(tool_call_id)))
                 });
             if read_point {
                 anchors.push((i, Basis::ReadPoint));
@@ -286,14 +297,19 @@ impl Rule {
     }
 
     pub fn parse(s: &str) -> Option<Rule> {
-        [Rule::Exchanges, Rule::Images, Rule::Checkpoint].into_iter().find(|r| r.as_str() == s)
+        match s {
+            "exchanges" => Some(Rule::Exchanges),
+            "images" => Some(Rule::Images),
+            "checkpoint" => Some(Rule::Checkpoint),
+            _ => None,
+        }
     }
 }
 
 /// One break-even decision with its numbers: `saved × requests ≥ factor ×
 /// rewrite` (and `saved ≥ minSaving` where one applies). Kept in the record
 /// (`breakEven`, optional: records without it read as before) for `/guard`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BreakEven {
     pub rule: Rule,
@@ -418,11 +434,11 @@ mod tests {
         // The question as the last message is not pinned (the pin skips it): no breakpoint.
         let asked = vec![entry("r0", result("c0", "bash", &"x".repeat(50))), entry("u", user("now?"))];
         assert_eq!(rewrite(&anthropic(&[]), &asked).measure(1), Measured { chars: 54, basis: Basis::Whole });
-        // Read from the extension's JSON: missing fields are off and empty, a wrong item is dropped.
+        // Read from the extension's JSON: missing fields are off and empty, a wrong item is "".
         let m = MainModel::from_value(
             json!({"provider": "anthropic", "api": "anthropic-messages", "pin": true, "readPoints": ["c1", 7]}),
         );
-        assert_eq!(m, anthropic(&["c1"]));
+        assert_eq!(m, anthropic(&["c1", ""]));
         assert_eq!(MainModel::from_value(json!({"api": "anthropic-messages"})), model("", "anthropic-messages"));
     }
 
@@ -438,15 +454,11 @@ mod tests {
     fn a_break_even_weighs_and_reads_back() {
         let b =
             BreakEven { saved_chars: 9_100, requests: 4, factor: 16, rewrite_chars: 38_200, ..BreakEven::default() };
-        assert!(!b.clone().weigh().paid_off, "36,400 < 611,200");
-        assert!(BreakEven { requests: 68, ..b.clone() }.weigh().paid_off, "618,800 ≥ 611,200");
-        assert!(BreakEven { rewrite_chars: 0, ..b.clone() }.weigh().paid_off, "nothing extra to rewrite");
-        assert!(
-            !BreakEven { requests: 1000, min_saving_chars: 10_000, ..b.clone() }.weigh().paid_off,
-            "below the minimum"
-        );
-        let v =
-            serde_json::to_value(&BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..b.clone() }).unwrap();
+        assert!(!b.weigh().paid_off, "36,400 < 611,200");
+        assert!(BreakEven { requests: 68, ..b }.weigh().paid_off, "618,800 ≥ 611,200");
+        assert!(BreakEven { rewrite_chars: 0, ..b }.weigh().paid_off, "nothing extra to rewrite");
+        assert!(!BreakEven { requests: 1000, min_saving_chars: 10_000, ..b }.weigh().paid_off, "below the minimum");
+        let v = serde_json::to_value(BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..b }).unwrap();
         assert_eq!(v["cache"], "anthropic");
         assert_eq!(v["basis"], "read-point");
         assert_eq!(v["savedChars"], 9_100);

@@ -165,6 +165,11 @@ impl Record {
     /// rather than derived, for the size of the wasm (see `read`).
     pub fn from_value(v: &Value) -> Option<Record> {
         let count = |k: &str| v.get(k)?.as_u64().and_then(|n| usize::try_from(n).ok());
+        // Optional and read leniently: a decision that is not one is left out.
+        let mut break_even = Vec::new();
+        for b in v.get("breakEven").and_then(Value::as_array).into_iter().flatten() {
+            break_even.extend(BreakEven::from_value(b.clone()));
+        }
         Some(Record {
             v: v.get("v")?.as_u64().and_then(|n| u32::try_from(n).ok())?,
             phase: Phase::parse(v.get("phase")?.as_str()?)?,
@@ -176,12 +181,7 @@ impl Record {
             ms: v.get("ms")?.as_f64()?,
             timed_out: v.get("timedOut")?.as_bool()?,
             results: v.get("results")?.as_array()?.iter().map(ResultRecord::from_value).collect::<Option<_>>()?,
-            // Optional and read leniently: a decision that is not one is left out.
-            break_even: v
-                .get("breakEven")
-                .and_then(Value::as_array)
-                .map(|list| list.iter().filter_map(|b| BreakEven::from_value(b.clone())).collect())
-                .unwrap_or_default(),
+            break_even,
         })
     }
 }

@@ -240,36 +240,33 @@ fn basis_words(b: Basis) -> &'static str {
 
 /// A break-even decision and its numbers, one line:
 /// `break-even: exchanges 9.1k saved × 4 requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred`.
+/// One `format!` and appends, for the size of the wasm.
 fn break_even_line(b: &BreakEven) -> String {
-    let (what, per) = match b.rule {
-        Rule::Checkpoint => ("pending", "turn"),
-        Rule::Exchanges | Rule::Images => ("saved", "request"),
-    };
-    let verdict = match (b.paid_off, b.rule) {
-        (true, _) => "paid off",
-        (false, Rule::Checkpoint) => "skipped",
-        (false, _) => "deferred",
-    };
-    let head = format!("break-even: {} {} {what}", b.rule.as_str(), short_count(b.saved_chars));
-    let cache = format!("{}, {}", b.cache.as_str(), basis_words(b.basis));
-    if b.rewrite_chars == 0 {
-        format!("{head}, no rewrite beyond the pass's other edits ({cache}) → {verdict}")
-    } else if b.saved_chars < b.min_saving_chars {
-        format!(
-            "{head} < {} minimum saving ({} rewrite: {cache}) → {verdict}",
-            short_count(b.min_saving_chars),
-            short_count(b.rewrite_chars)
-        )
-    } else {
-        format!(
-            "{head} × {} {per}{} {} {} × {} rewrite ({cache}) → {verdict}",
-            b.requests,
-            if b.requests == 1 { "" } else { "s" },
-            if b.paid_off { "≥" } else { "<" },
-            b.factor,
-            short_count(b.rewrite_chars)
-        )
+    let checkpoint = b.rule == Rule::Checkpoint;
+    let mut line = format!(
+        "break-even: {} {} {} × {} {} {} {} × {} rewrite ({}, {})",
+        b.rule.as_str(),
+        short_count(b.saved_chars),
+        if checkpoint { "pending" } else { "saved" },
+        b.requests,
+        if checkpoint { "turns" } else { "requests" },
+        if b.saved_chars.saturating_mul(b.requests) >= b.rewrite_chars.saturating_mul(b.factor) { "≥" } else { "<" },
+        b.factor,
+        short_count(b.rewrite_chars),
+        b.cache.as_str(),
+        basis_words(b.basis)
+    );
+    if b.rewrite_chars > 0 && b.saved_chars < b.min_saving_chars {
+        line.push_str(", under the ");
+        line.push_str(&short_count(b.min_saving_chars));
+        line.push_str(" minimum");
     }
+    line.push_str(match (b.paid_off, checkpoint) {
+        (true, _) => " → paid off",
+        (false, true) => " → skipped",
+        (false, false) => " → deferred",
+    });
+    line
 }
 
 /// One result with its trace.
@@ -433,12 +430,13 @@ mod tests {
         assert!(line(json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 13, "rewriteChars": 234360,
             "cache": "openai-codex", "basis": "whole", "paidOff": true}))
             .contains("  break-even: checkpoint 80.0k pending × 40 turns ≥ 13 × 234.4k rewrite (openai-codex, whole context) → paid off"));
+        // Riding along: nothing extra to rewrite, no minimum.
         assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 13, "factor": 16, "rewriteChars": 0,
             "minSavingChars": 8000, "cache": "openai-codex", "basis": "whole", "paidOff": true}))
-            .contains("  break-even: exchanges 7.8k saved, no rewrite beyond the pass's other edits (openai-codex, whole context) → paid off"));
-        assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 13, "factor": 16, "rewriteChars": 23577,
+            .contains("  break-even: exchanges 7.8k saved × 13 requests ≥ 16 × 0 rewrite (openai-codex, whole context) → paid off\n"));
+        assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 130, "factor": 16, "rewriteChars": 23577,
             "minSavingChars": 8000, "cache": "anthropic", "basis": "question", "paidOff": false}))
-            .contains("  break-even: exchanges 7.8k saved < 8.0k minimum saving (23.6k rewrite: anthropic, after question) → deferred"));
+            .contains("  break-even: exchanges 7.8k saved × 130 requests ≥ 16 × 23.6k rewrite (anthropic, after question), under the 8.0k minimum → deferred\n"));
         // The skipped checkpoint's line names the cache when its gate does.
         let skip =
             SummaryInput::from_value(json!({"lastSkip": {"skipped": "not-paying-off", "gate": {"pendingChars": 80000,

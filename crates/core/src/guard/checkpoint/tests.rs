@@ -84,7 +84,7 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
         basis: Basis::FirstEdit,
         paid_off: true,
     };
-    assert_eq!(c.plan.pass.break_even, std::slice::from_ref(&decision));
+    assert_eq!(c.plan.pass.break_even, [decision]);
     let out = finish(&c.plan.pass, &answer_keeping(&c.plan, "nothing"));
     assert_eq!(out.record.unwrap().break_even, [decision]);
     assert_eq!(c.plan.pass.phase, Phase::MidRun);
