@@ -85,7 +85,7 @@ impl Fnv {
                 // By value, not by text: formatting numbers would pull float
                 // printing into the wasm module (docs/DESIGN.md, `decimal`).
                 self.tag(3);
-                let bits = n.as_u64().map_or_else(|| n.as_f64().map_or(0, f64::to_bits), |u| u);
+                let bits = n.as_u64().unwrap_or_else(|| n.as_f64().map_or(0, f64::to_bits));
                 self.chars = self.chars.saturating_add(8);
                 self.bytes(&bits.to_le_bytes());
             }
