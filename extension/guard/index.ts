@@ -132,7 +132,7 @@ export function registerGuard(pi: ExtensionAPI): void {
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
       if (!lookup.ok) showProblem(ctx, lookup.status);
-      const planned = callCore(() => guardCore.planPass(passInput(ctx, event.context.contextEntries, settings, lookup.ok)));
+      const planned = callCore(() => guardCore.planPass(passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx))));
       if (!planned.ok) {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
         return undefined;
@@ -168,6 +168,7 @@ export function registerGuard(pi: ExtensionAPI): void {
     noteCompaction: (line) => {
       compactionLine = line;
     },
+    readPoints: (ctx) => pin.readPoints(ctx),
   });
 
   // recall: the raw entry, read back from the session (context_edit never changes it).
