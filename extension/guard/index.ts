@@ -258,6 +258,7 @@ export function registerGuard(pi: ExtensionAPI): void {
             midRunMinAgeTurns: settings.midRunMinAgeTurns,
             lastSkip,
             beforeCompaction: compactionLine,
+            cachePin: settings.enabled ? pin.describe(ctx, settings) : undefined,
             pruneExchanges: settings.pruneExchanges,
             stats: figures.ok ? figures.value.stats : ({} as GuardStats),
             records,

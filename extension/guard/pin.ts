@@ -58,8 +58,8 @@ export function applyPin(payload: Payload, plan: PinPlan): Payload {
 export interface Pin {
   /** The read points (tool_use ids) the next request to the active model could read, for the break-even rules. */
   readPoints(ctx: ExtensionContext): string[];
-  /** What the pin did on the last request it saw, for `/guard`. */
-  lastNote(): string | undefined;
+  /** `/guard`'s line: the pin's state for the active model and what it did on the last request. */
+  describe(ctx: ExtensionContext, settings: GuardSettings): string;
 }
 
 /**
@@ -118,6 +118,11 @@ export function registerPin(pi: ExtensionAPI, settings: (ctx: ExtensionContext) 
         return [];
       }
     },
-    lastNote: () => note,
+    describe(ctx, s) {
+      if (!s.pinAnthropicCache) return "off (pinAnthropicCache false)";
+      const model = ctx.model as { api?: unknown } | undefined;
+      if (model?.api !== ANTHROPIC_API) return `on, idle: ${modelKey(ctx.model) ?? "the main model"} is not an Anthropic Messages model`;
+      return `on; last request: ${note ?? "none yet"}`;
+    },
   };
 }

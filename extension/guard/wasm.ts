@@ -111,6 +111,8 @@ export interface SummaryInput {
   coreLoadMs: number;
   /** The last distill-before-compacting line of this session (guard/compaction.ts). */
   beforeCompaction?: string;
+  /** The cache pin's state and last placement (guard/pin.ts `describe`). */
+  cachePin?: string;
 }
 
 // The heads as UTF-16 code units, written into one reused buffer: one native

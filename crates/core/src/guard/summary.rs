@@ -36,6 +36,8 @@ pub struct SummaryInput {
     pub core_load_ms: f64,
     /// The last distill-before-compacting decision of this session (`guard::compaction`), if any.
     pub before_compaction: Option<String>,
+    /// The Anthropic cache pin's state and what it did on the last request (`guard/pin.ts`).
+    pub cache_pin: Option<String>,
     /// `midRunMinAgeTurns` and `midRunBatchChars`, for the checkpoints' line.
     pub mid_run_min_age_turns: usize,
     pub mid_run_batch_chars: usize,
@@ -107,6 +109,7 @@ impl SummaryInput {
             core_version: f.string("coreVersion"),
             core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
             before_compaction: f.opt_string("beforeCompaction"),
+            cache_pin: f.opt_string("cachePin"),
             mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
             mid_run_batch_chars: f.count("midRunBatchChars"),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
@@ -223,6 +226,9 @@ pub fn summary(input: &SummaryInput) -> String {
         // Kept by the extension for the session: when the edits could not keep
         // Pi under its threshold nothing is appended, so no record says why.
         lines.push(format!("  {}", sanitize_line(line, 240)));
+    }
+    if let Some(line) = &input.cache_pin {
+        lines.push(format!("  cache pin: {}", sanitize_line(line, 200)));
     }
     lines.push(format!("  core {} (wasm loaded in {} ms)", input.core_version, fixed(input.core_load_ms.max(0.0), 1)));
     lines.join("\n")
@@ -401,6 +407,15 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn shows_the_cache_pin_line() {
+        let text = summary(&SummaryInput::from_value(
+            json!({ "enabled": true, "cachePin": "on; last request: question + read point" }),
+        ));
+        assert!(text.contains("\n  cache pin: on; last request: question + read point\n"), "{text}");
+        assert!(!summary(&SummaryInput::default()).contains("cache pin"));
     }
 
     #[test]
