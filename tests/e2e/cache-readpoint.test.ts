@@ -87,7 +87,9 @@ async function twoPrompts(c: Case) {
     await pi.prompt("Summarize.");
     assert.equal(server.bodies.length, CALLS + 2);
     for (const u of server.usage) assert.equal(u.rejected, undefined, "Anthropic would accept every body");
-    return { body: server.bodies[CALLS + 1], usage: server.usage[CALLS + 1], before: server.bodies[CALLS] };
+    await pi.prompt("/guard");
+    const guard = pi.notifications.map((n) => n.message).filter((m) => m.startsWith("context-guard: on")).at(-1) ?? "";
+    return { body: server.bodies[CALLS + 1], usage: server.usage[CALLS + 1], guard };
   } finally {
     await pi.dispose();
     await server.close();
@@ -104,6 +106,8 @@ test("after an edit the next request reads from the read point: the latest entry
   assert.deepEqual(breakpoints(off.body), ["tools[4]", "system[0]", "messages[30][0]"]);
   assert.ok(off.usage.read < tokensThrough(off.body, 0), `without the pin only tools and system are read: ${off.usage.read}`);
   assert.ok(on.usage.written < off.usage.written, `the pin writes less again: ${on.usage.written} < ${off.usage.written}`);
+  assert.match(on.guard, /\n {2}cache pin: on; last request: question \+ read point \(system breakpoint dropped\)\n/);
+  assert.match(off.guard, /\n {2}cache pin: off \(pinAnthropicCache false\)\n/);
 });
 
 test("a read point past its TTL is not used: the write anchor takes its place", async () => {
@@ -120,9 +124,10 @@ test("an edit before every logged entry leaves the question and the write anchor
 });
 
 test("after a model switch only the question is pinned: another model's entries are not this model's", async () => {
-  const { body, usage } = await twoPrompts({ large: 3, switchTo: "claude-haiku-4-5" });
+  const { body, usage, guard } = await twoPrompts({ large: 3, switchTo: "claude-haiku-4-5" });
   assert.equal(body.model, "claude-haiku-4-5");
   assert.notEqual(body.model, ANTHROPIC_MODEL);
   assert.deepEqual(breakpoints(body), ["tools[4]", "system[0]", "messages[0][0]", "messages[30][0]"]);
   assert.equal(usage.read, 0, "the new model has no entries at the server");
+  assert.match(guard, /\n {2}cache pin: on; last request: question\n/);
 });
