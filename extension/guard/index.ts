@@ -9,7 +9,7 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
-import type { GuardSettings } from "./types.ts";
+import type { BreakEvenDecision, GuardSettings } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
 import { say, setStatus } from "../ui.ts";
@@ -145,6 +145,7 @@ export function registerGuard(pi: ExtensionAPI): void {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
         return undefined;
       }
+      lastBreakEven = outcome.value.breakEven ?? [];
       if (outcome.value.entries.length === 0) return undefined;
       return { entries: [...event.entries, ...outcome.value.entries] as typeof event.entries };
     } catch (error) {
@@ -155,6 +156,9 @@ export function registerGuard(pi: ExtensionAPI): void {
 
   // Mid-run checkpoints (guard.md §7) at turn_end; the last skip is kept for /guard's one line.
   let lastSkip: SkipNote | undefined;
+  // The last run-end pass's break-even decisions, for /guard: one that only deferred appends no record.
+  // A checkpoint that runs records its own, so it clears this and the records speak.
+  let lastBreakEven: BreakEvenDecision[] = [];
   let compactionLine: string | undefined;
   registerCheckpoint(pi, {
     settingsOf,
@@ -164,6 +168,7 @@ export function registerGuard(pi: ExtensionAPI): void {
     warnOnce,
     noteSkip: (note) => {
       lastSkip = note;
+      if (!note) lastBreakEven = [];
     },
     noteCompaction: (line) => {
       compactionLine = line;
@@ -259,6 +264,7 @@ export function registerGuard(pi: ExtensionAPI): void {
             lastSkip,
             beforeCompaction: compactionLine,
             cachePin: settings.enabled ? pin.describe(ctx, settings) : undefined,
+            lastBreakEven,
             pruneExchanges: settings.pruneExchanges,
             stats: figures.ok ? figures.value.stats : ({} as GuardStats),
             records,

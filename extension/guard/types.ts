@@ -339,6 +339,8 @@ export interface PassOutcome {
   record: GuardRecord | null;
   /** Characters the edits keep out of the context. */
   savedChars: number;
+  /** The pass's break-even decisions, also when no record holds them (a pass that only deferred appends nothing). */
+  breakEven: BreakEvenDecision[];
 }
 
 // ---------------------------------------------------------------------------

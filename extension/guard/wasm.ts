@@ -12,6 +12,7 @@ import type { GuardStats } from "../kept.ts";
 import type {
   CompactionDecision,
   CompactionInput,
+  BreakEvenDecision,
   CheckpointGate,
   CheckpointInput,
   GuardRecord,
@@ -113,6 +114,8 @@ export interface SummaryInput {
   beforeCompaction?: string;
   /** The cache pin's state and last placement (guard/pin.ts `describe`). */
   cachePin?: string;
+  /** The last run-end pass's break-even decisions (index.ts), before the records'. */
+  lastBreakEven?: BreakEvenDecision[];
 }
 
 // The heads as UTF-16 code units, written into one reused buffer: one native

@@ -557,6 +557,8 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
     };
     obj.key("record").push_str(&text);
     push_usize(obj.key("savedChars"), o.saved_chars);
+    let decisions = serde_json::to_string(&o.break_even).map_err(|e| format!("pass break-even: {e}"))?;
+    obj.key("breakEven").push_str(&decisions);
     obj.end();
     Ok(out)
 }

@@ -48,6 +48,9 @@ pub struct Outcome {
     pub record: Option<Record>,
     /// Characters the edits keep out of the context.
     pub saved_chars: usize,
+    /// The pass's break-even decisions, also when no record holds them (a
+    /// pass that only deferred old images appends nothing), for `/guard`.
+    pub break_even: Vec<BreakEven>,
 }
 
 /// A session entry draft Pi appends (`SessionBoundaryDraft`).

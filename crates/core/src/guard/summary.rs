@@ -38,6 +38,9 @@ pub struct SummaryInput {
     pub before_compaction: Option<String>,
     /// The Anthropic cache pin's state and what it did on the last request (`guard/pin.ts`).
     pub cache_pin: Option<String>,
+    /// The break-even decisions of this process's last pass that made any
+    /// (a pass that only deferred appends no record); else the records say.
+    pub last_break_even: Vec<BreakEven>,
     /// `midRunMinAgeTurns` and `midRunBatchChars`, for the checkpoints' line.
     pub mid_run_min_age_turns: usize,
     pub mid_run_batch_chars: usize,
@@ -110,6 +113,7 @@ impl SummaryInput {
             core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
             before_compaction: f.opt_string("beforeCompaction"),
             cache_pin: f.opt_string("cachePin"),
+            last_break_even: f.list("lastBreakEven", BreakEven::from_value).into_iter().flatten().collect(),
             mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
             mid_run_batch_chars: f.count("midRunBatchChars"),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
@@ -179,11 +183,12 @@ pub fn summary(input: &SummaryInput) -> String {
         lines.push(format!("  {}", skip.line()));
     }
     let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
-    // The last break-even decisions a record holds (a skipped checkpoint's is the line above).
-    if let Some(record) = records.iter().rev().find(|r| !r.break_even.is_empty()) {
-        for b in &record.break_even {
-            lines.push(format!("  {}", break_even_line(b)));
-        }
+    // The last break-even decisions: this process's last pass that made any,
+    // else the last record that holds some (a skipped checkpoint's is the line above).
+    let recorded = records.iter().rev().find(|r| !r.break_even.is_empty()).map(|r| &r.break_even);
+    let decisions = if input.last_break_even.is_empty() { recorded } else { Some(&input.last_break_even) };
+    for b in decisions.into_iter().flatten() {
+        lines.push(format!("  {}", break_even_line(b)));
     }
     // The last checkpoint in full (every kind), then the last pass of each kind not already shown.
     let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
@@ -441,6 +446,12 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("checkpoint 80.0k"), "only the last decisions: {text}");
+        // This process's last pass (which may have appended nothing) comes before the records.
+        let input =
+            SummaryInput::from_value(json!({"records": [record(json!([exchanges]))], "lastBreakEven": [older]}));
+        let text = summary(&input);
+        assert!(text.contains("\n  break-even: checkpoint 80.0k pending × 40 turns ≥ 16 × 84.3k rewrite (prefix, from the first edit) → paid off\n"), "{text}");
+        assert!(!text.contains("break-even: exchanges"), "{text}");
         let line = |b: Value| summary(&SummaryInput::from_value(json!({"records": [record(json!([b]))]})));
         assert!(line(json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 13, "rewriteChars": 234360,
             "cache": "openai-codex", "basis": "whole", "paidOff": true}))

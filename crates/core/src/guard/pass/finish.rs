@@ -268,6 +268,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .fold((0.0, 0.0), |(t, c), (dt, dc)| (t + dt, c + dc));
     let timed_out =
         answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
+    let decisions = break_even.clone();
     let record = (requests > 0 || image_edits > 0).then(|| Record {
         v: RECORD_VERSION,
         phase: pass.phase,
@@ -285,7 +286,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     if let Some(r) = &record {
         entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
     }
-    Outcome { entries, record, saved_chars: saved }
+    Outcome { entries, record, saved_chars: saved, break_even: decisions }
 }
 
 /// The reason of an item whose edit waits for its break-even (judged again at a later run end).
@@ -443,6 +444,20 @@ mod tests {
 
     fn image_outcomes(rec: &Record) -> Vec<(&str, ResultOutcome, &str)> {
         rec.results.iter().map(|r| (r.entry_id.as_str(), r.outcome, r.reason.as_str())).collect()
+    }
+
+    #[test]
+    fn a_pass_that_only_defers_appends_nothing_but_says_its_decision() {
+        // The new image is 1 turn old (kept), the old one does not pay off yet:
+        // no edit, no record, and the decision still comes out for `/guard`.
+        let faux = MainModel { provider: "faux".into(), api: "faux".into(), ..MainModel::default() };
+        let inp = PassInput { entries: images_session(1), classifier: false, model: faux, ..PassInput::default() };
+        let out = finish(&plan(&inp).pass, &PassAnswers::default());
+        assert!(out.entries.is_empty() && out.record.is_none());
+        assert_eq!(out.break_even.len(), 1);
+        assert_eq!((out.break_even[0].rule, out.break_even[0].paid_off), (Rule::Images, false));
+        let json = crate::guard::json::outcome(&out).unwrap();
+        assert!(json.contains(r#""record":null"#) && json.contains(r#""breakEven":[{"rule":"images""#), "{json}");
     }
 
     #[test]
