@@ -17,7 +17,8 @@
 //!   (the lenient JSON reader), [`kept`] (what the guard keeps out, as figures
 //!   the report shows too), [`compaction`] (Pi's compaction threshold, which
 //!   the report shows and the guard keeps the context under), [`decimal`]
-//!   (numbers with fixed decimals, without `core::fmt`'s float code);
+//!   (numbers with fixed decimals, without `core::fmt`'s float code), [`order`]
+//!   (the one sort, shared by every element type);
 //! - [`report`]: the `/context` report;
 //! - [`guard`]: the guard (the run-end pass, recall, its figures and settings).
 //!
@@ -29,6 +30,7 @@ pub mod decimal;
 pub mod entry;
 pub mod guard;
 pub mod kept;
+pub mod order;
 pub mod read;
 pub mod report;
 pub mod size;

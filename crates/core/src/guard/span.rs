@@ -58,7 +58,7 @@ impl Calls {
     fn from_unsorted(mut calls: Vec<(String, ToolCall)>) -> Calls {
         // A repeated id keeps its last call, as a map insert would.
         calls.reverse();
-        calls.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::order::sort_by(&mut calls, |a, b| a.0.cmp(&b.0));
         calls.dedup_by(|a, b| a.0 == b.0);
         Calls(calls)
     }

@@ -175,8 +175,10 @@ impl Cited {
             suffixes.push(word.to_string());
             paths.push(word.to_string());
         }
-        paths.sort_unstable();
-        suffixes.sort_unstable();
+        // Equal strings are alike, so the shared stable sort gives what
+        // `sort_unstable` gave.
+        crate::order::sort_by(&mut paths, String::cmp);
+        crate::order::sort_by(&mut suffixes, String::cmp);
         Cited { paths, suffixes }
     }
 
