@@ -178,6 +178,46 @@ test(`Pi ${piVersion}: old tool-result images go with no request, also without a
   }
 });
 
+test(`Pi ${piVersion}: an old image from before the prompt waits for its break-even, and /guard says why`, async () => {
+  // Default settings: the image is read in the first run; from the third run on it is old enough, but
+  // removing it rewrites the cache from its entry on, which a short session cannot pay back (guard.md §4's
+  // exchange rule, with no minimum saving). It goes at the first run end where saved × requests ≥ 16 ×
+  // rewrite; until then nothing is appended and /guard shows the deferral with its numbers.
+  const pi = await startSession({ guardSettings: { model: "fakejev/missing-model" }, script: [{ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot."] });
+  try {
+    writeFileSync(join(pi.cwd, "shot.png"), png(1280, 960));
+    await pi.prompt("Look at shot.png");
+    const id = toolResultEntry(pi.branch(), "img").id;
+    let removedAt: number | undefined;
+    let lastGuard = "";
+    for (let n = 2; n <= 40 && removedAt === undefined; n++) {
+      pi.script(`Answer ${n}.`);
+      await pi.prompt(`Question ${n}`);
+      if (editOf(pi.branch(), id)) {
+        removedAt = n;
+        break;
+      }
+      if (n >= 3) {
+        await pi.prompt("/guard");
+        lastGuard = pi.notifications.at(-1)?.message ?? "";
+        const line = /break-even: images (\S+) saved × (\d+) requests < 16 × (\S+) rewrite \(prefix, from the first edit\) → deferred/.exec(lastGuard);
+        assert.ok(line, `run ${n}: the deferral with its numbers in /guard:\n${lastGuard}`);
+        assert.equal(Number(line[2]), pi.branch().filter((e: Loose) => e.type === "message" && e.message.role === "assistant").length, "requests so far");
+      }
+    }
+    assert.ok(removedAt !== undefined && removedAt > 3, `deferred past the third run, removed at run ${removedAt}`);
+    const rec = lastRecord(pi.branch());
+    assert.deepEqual(rec.results.map((r: Loose) => [r.kind, r.outcome]), [["image", "removed"]]);
+    const b = rec.breakEven.find((x: Loose) => x.rule === "images");
+    assert.ok(b.paidOff && b.savedChars * b.requests >= b.factor * b.rewriteChars, JSON.stringify(b));
+    assert.ok(b.savedChars * (b.requests - 1) < b.factor * b.rewriteChars || removedAt === 4, "it went at the first run end that pays off");
+    assert.equal(pi.classifierCalls.length, 0);
+    assertNoPassFailure(pi.notifications);
+  } finally {
+    await pi.dispose();
+  }
+});
+
 test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next request is valid; recall gives its transcript`, async () => {
   const pi = await startSession({
     guardSettings: { exchangeBreakEven: false },
