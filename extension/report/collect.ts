@@ -1,6 +1,7 @@
 // The only host boundary of /context: one read of Pi per open or refresh.
 //
-// It reads usage, the system prompt, the active tools, the compaction settings,
+// It reads usage, the current system message (its sections and tool definitions;
+// before the first prompt, the prompt and the active tools), the compaction settings,
 // the projection and the branch, counts each projected message with Pi's own
 // `estimateTokens`, and reduces the messages to two columns: the counts in a
 // Float64Array and each message's kind (role and injected type) in a
@@ -14,9 +15,10 @@
 // parsing them in the core ~7.5 ms more; the columns cost ~1.6 ms in all,
 // most of it Pi's estimateTokens (tests/bench/report.bench.ts).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { getCurrentSystemMessage } from "@earendil-works/pi-ai";
 import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
 import type { KeptOut } from "../kept.ts";
-import type { ContextInputs, Kind, Messages, MessageText, SystemDigest, ToolDigest } from "./types.ts";
+import type { ContextInputs, Kind, Messages, MessageText, SystemInputs } from "./types.ts";
 
 /**
  * How much of a message's text travels to the core for its descriptor: the
@@ -50,11 +52,20 @@ function firstText(content: unknown): string | undefined {
   return undefined;
 }
 
-/** The whole text of a system message's content, which the core measures. */
+/** The whole text of a system message's content, as Pi's estimate counts it. */
 function allText(content: unknown): string {
   if (typeof content === "string") return well(content);
   if (!Array.isArray(content)) return "";
   return well((content as Loose[]).map((b) => (b?.type === "text" && typeof b.text === "string" ? b.text : "")).join(""));
+}
+
+/** `JSON.stringify(v).length`, 0 for what does not stringify (a cycle, a BigInt). */
+function jsonLength(v: unknown): number {
+  try {
+    return JSON.stringify(v)?.length ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 function tokensOf(message: unknown): number {
@@ -88,14 +99,24 @@ export function describe(message: unknown): MessageText {
   }
 }
 
-/** A system message's prompt parts, which the core replays into the current prompt. */
-function systemDigest(m: Loose): SystemDigest {
-  const sections: Record<string, string | null> = {};
-  for (const [name, value] of Object.entries((m.sections ?? {}) as Loose)) {
-    if (typeof value === "string") sections[well(name)] = well(value);
-    else if (value === null) sections[well(name)] = null;
-  }
-  return { content: allText(m.content), sections };
+/**
+ * The current system message (Pi's own replay of the projection's system messages) as the core
+ * measures it: the content, the sections in order with their text, and each tool definition's
+ * `JSON.stringify` length beside the whole array's, which is what Pi's `estimateTokens` counts.
+ * Before the first prompt the projection holds none: then the prompt Pi would send and the active
+ * tools as definitions.
+ */
+export function systemInputs(current: Loose | undefined, fallbackPrompt: string, fallbackTools: readonly Loose[]): SystemInputs {
+  const tools = (current ? (Array.isArray(current.toolsAdded) ? current.toolsAdded : []) : fallbackTools) as Loose[];
+  const sections = Object.entries(((current?.sections ?? {}) as Loose) ?? {})
+    .filter(([, text]) => typeof text === "string")
+    .map(([name, text]) => ({ name: well(name), text: well(text as string) }));
+  return {
+    content: current ? allText(current.content) : well(fallbackPrompt),
+    sections,
+    tools: tools.map((t) => ({ name: well(String(t?.name ?? "")), chars: jsonLength(t) })),
+    toolsChars: tools.length > 0 ? jsonLength(tools) : 0,
+  };
 }
 
 /** The projected messages as the core reads them: counts, kinds, system prompts, texts on demand. */
@@ -103,7 +124,6 @@ export function columns(list: readonly unknown[]): Messages {
   const tokens = new Float64Array(list.length);
   const kind = new Uint32Array(list.length);
   const kinds: Kind[] = [];
-  const systems: SystemDigest[] = [];
   // Kinds by role, and injected types by their raw value: a lookup per message, a kind per new pair.
   const byRole = new Map<unknown, number>();
   const byType = new Map<unknown, number>();
@@ -119,17 +139,17 @@ export function columns(list: readonly unknown[]): Messages {
       index.set(key, k);
     }
     kind[i] = k;
-    if (m.role === "system") systems.push(systemDigest(m));
   }
-  return { tokens, kind, kinds, systems, describe: (i) => describe(list[i]) };
+  return { tokens, kind, kinds, describe: (i) => describe(list[i]) };
 }
 
-function activeTools(pi: ExtensionAPI): ToolDigest[] {
+/** The active tools as the request would declare them, for a session with no system message yet. */
+function activeTools(pi: ExtensionAPI): Loose[] {
   const active = new Set(pi.getActiveTools());
   return pi
     .getAllTools()
     .filter((t) => active.has(t.name))
-    .map((t) => ({ name: well(t.name), description: well(t.description ?? ""), parameters: well(JSON.stringify(t.parameters ?? {}) ?? "") }));
+    .map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.parameters ?? {} }));
 }
 
 /**
@@ -162,8 +182,11 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext, keptOut?: KeptO
   return {
     usage: usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent } : undefined,
     model: model ? { provider: model.provider, id: model.id, contextWindow: model.contextWindow } : undefined,
-    systemPrompt: well(ctx.getSystemPrompt() ?? ""),
-    tools: activeTools(pi),
+    system: systemInputs(
+      getCurrentSystemMessage(projection.messages as Parameters<typeof getCurrentSystemMessage>[0]) as Loose | undefined,
+      ctx.getSystemPrompt() ?? "",
+      activeTools(pi),
+    ),
     compaction: {
       settings: settings === null ? undefined : settings,
       defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },

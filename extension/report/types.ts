@@ -6,8 +6,8 @@ import type { GuardStats } from "../kept.ts";
 export interface ContextInputs {
   usage?: { tokens?: number | null; contextWindow?: number; percent?: number | null };
   model?: { provider: string; id: string; contextWindow?: number };
-  systemPrompt: string;
-  tools: ToolDigest[];
+  /** The current system message, measured as Pi's `estimateTokens` counts it. */
+  system: SystemInputs;
   compaction: { settings?: unknown; defaults: { enabled: boolean; reserveTokens: number } };
   messages: Messages;
   history: { count: number; latest?: { tokensBefore: number; summary: string }; kept: number[] };
@@ -17,18 +17,27 @@ export interface ContextInputs {
   guard?: GuardStats;
 }
 
+export interface SystemInputs {
+  /** The content text (a forced prompt, or appended contents). */
+  content: string;
+  /** The named sections in the message's order, each with its whole text. */
+  sections: { name: string; text: string }[];
+  /** Each tool definition in `toolsAdded` order, with `JSON.stringify(tool).length`. */
+  tools: ToolDigest[];
+  /** `JSON.stringify(toolsAdded).length` (0 when there are none). */
+  toolsChars: number;
+}
+
 export interface ToolDigest {
   name: string;
-  description: string;
-  /** The parameter schema as JSON text. */
-  parameters: string;
+  chars: number;
 }
 
 /**
  * The projected messages, in projection order, as columns (`Messages` in Rust):
  * one count and one kind per message, no object or string per message. The
- * typed arrays cross into wasm as a copy of memory; `kinds` and `systems`
- * travel in the JSON text.
+ * typed arrays cross into wasm as a copy of memory; `kinds` travels in the
+ * JSON text.
  */
 export interface Messages {
   /** Pi's `estimateTokens` per message (0 for a message it cannot count). */
@@ -37,8 +46,6 @@ export interface Messages {
   kind: Uint32Array;
   /** The distinct kinds. */
   kinds: Kind[];
-  /** The system messages' prompt parts, in order. */
-  systems: SystemDigest[];
   /** The short texts of message `index`; the core asks only for the messages it lists. */
   describe: (index: number) => MessageText;
 }
@@ -47,11 +54,6 @@ export interface Messages {
 export interface Kind {
   role: string;
   customType?: string;
-}
-
-export interface SystemDigest {
-  content: string;
-  sections: Record<string, string | null>;
 }
 
 /** The short texts a descriptor is made from. */

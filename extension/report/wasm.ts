@@ -10,8 +10,8 @@ export const reportCore = {
   // kilobytes of JSON (tests/bench/report.bench.ts). Rust leaves a None field out, so it
   // reads as undefined.
   buildReport: (inputs: ContextInputs): ContextReport => {
-    const { tokens, kind, kinds, systems, describe } = inputs.messages;
-    const text = JSON.stringify({ ...inputs, messages: { kinds, systems } });
+    const { tokens, kind, kinds, describe } = inputs.messages;
+    const text = JSON.stringify({ ...inputs, messages: { kinds } });
     return JSON.parse(wasm.buildReport(text, tokens, kind, (index: number) => JSON.stringify(describe(index))));
   },
 };

@@ -34,7 +34,7 @@ test(`Pi ${piVersion} rpc: /context notifies the same facts as plain text`, asyn
     const note = String((await rpc.waitFor((r) => r.method === "notify" && String(r.message).startsWith("Context:"))).message);
     assert.match(note, /^Context: [\d.]+k? \/ 200\.0k tokens \([\d.]+%\), [\d.]+k free\n {2}\[█+░*\]\n/);
     assert.match(note, /\nAuto-compaction at 183\.6k \(reserve 16\.4k from Pi's default\), [\d.]+k headroom\n/);
-    assert.match(note, /\nComposition \(estimate: [\d.]+k? tokens\)\n {2}System prompt +[\d.]+k? +[\d.]+% +█+░*\n {2}Tool definitions \(\d+\) /);
+    assert.match(note, /\nComposition \(estimate: [\d.]+k? tokens\)\n {2}System prompt +[\d.]+k? +[\d.]+% +█+░*\n( {4}\S.*\n)+ {2}Tool definitions \(\d+\) /);
     assert.match(note, /\n {2}User \(1\) +\d+ /);
     assert.match(note, /\n {2}Assistant \(1\) +\d+ /);
     assert.match(note, /\nDrift: Pi [\d.]+k? vs composition [\d.]+k?, /);

@@ -42,18 +42,30 @@ test(`Pi ${piVersion} TUI: the screen's gauges, hues, keys, refresh, confirmatio
     tui.keys("Home");
     await settle();
     const top = tui.capture({ escapes: true });
-    const toolResults = colourBefore(top, "Tool results (1)", /\d+\.\d%/);
-    const hues = [
-      colourBefore(top, "System prompt", /\d+\.\d%/),
-      colourBefore(top, "Tool definitions", /\d+\.\d%/),
-      colourBefore(top, "User (1)", /\d+\.\d%/),
-      colourBefore(top, "Assistant (2)", /\d+\.\d%/),
-      toolResults,
-    ];
+    // The table is taller than 20 rows (the prompt's sections, each tool): scroll a line at a time
+    // until the row is on screen.
+    const onScreen = async (anchor: string) => {
+      for (let i = 0; i < 60; i++) {
+        const pane = tui.capture({ escapes: true });
+        if (pane.split("\n").some((l) => l.includes(anchor) && /\d+\.\d%/.test(l))) return pane;
+        tui.keys("j");
+        await settle();
+      }
+      return tui.capture({ escapes: true });
+    };
+    const systemHue = colourBefore(top, "System prompt", /\d+\.\d%/);
+    const toolsHue = colourBefore(await onScreen("Tool definitions"), "Tool definitions", /\d+\.\d%/);
+    const userHue = colourBefore(await onScreen("User (1)"), "User (1)", /\d+\.\d%/);
+    const assistantHue = colourBefore(await onScreen("Assistant (2)"), "Assistant (2)", /\d+\.\d%/);
+    const results = await onScreen("Tool results (1)");
+    const toolResults = colourBefore(results, "Tool results (1)", /\d+\.\d%/);
+    const hues = [systemHue, toolsHue, userHue, assistantHue, toolResults];
     assert.equal(new Set(hues).size, 5, `five distinct hues: ${JSON.stringify(hues)}`);
     assert.ok(hues.every((h) => /\u001b\[[0-9;:]*m/.test(h)));
     assert.equal(colourBefore(colours, "toolResult", /\d+\.\d%/), toolResults, "a tool result is one colour wherever it appears");
-    assert.equal(colourBefore(top, "Tool results (1)", /█/), toolResults, "the bar wears the row's hue");
+    assert.equal(colourBefore(results, "Tool results (1)", /█/), toolResults, "the bar wears the row's hue");
+    tui.keys("Home");
+    await settle();
 
     // Sanitized: the model's escape and bell are shown as text, not obeyed.
     assert.ok(colours.includes("The notes list [31mRED alpha and beta."), colours);

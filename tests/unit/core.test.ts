@@ -12,7 +12,7 @@ test("the core loads synchronously and reports its version", () => {
 const none = () => ({});
 
 test("a bad input to the core becomes an error value, not an exception", () => {
-  const messages = { tokens: new Float64Array(1), kind: new Uint32Array(1), kinds: [{ role: 42 }], systems: [], describe: none };
+  const messages = { tokens: new Float64Array(1), kind: new Uint32Array(1), kinds: [{ role: 42 }], describe: none };
   const result = callCore(() => reportCore.buildReport({ messages } as never));
   assert.equal(result.ok, false);
   assert.match(result.ok ? "" : result.error, /context inputs: invalid type/);
@@ -32,7 +32,7 @@ test("a describe that throws or answers nonsense costs the descriptor, not the r
     () => 42,
     undefined,
   ]) {
-    const messages = { tokens: new Float64Array([5]), kind: new Uint32Array([0]), kinds: [{ role: "user" }], systems: [], describe };
+    const messages = { tokens: new Float64Array([5]), kind: new Uint32Array([0]), kinds: [{ role: "user" }], describe };
     const result = callCore(() => reportCore.buildReport({ messages } as never));
     assert.ok(result.ok, result.ok ? "" : result.error);
     assert.deepEqual(
@@ -46,14 +46,12 @@ test("the report round-trips through wasm", () => {
   const result = callCore(() =>
     reportCore.buildReport({
       usage: { tokens: 1000, contextWindow: 10_000, percent: 10 },
-      systemPrompt: "p".repeat(400),
-      tools: [],
+      system: { content: "p".repeat(400), sections: [], tools: [], toolsChars: 0 },
       compaction: { defaults: { enabled: true, reserveTokens: 2000 } },
       messages: {
         tokens: new Float64Array([3.4, Number.NaN]),
         kind: new Uint32Array([0, 0]),
         kinds: [{ role: "user" }],
-        systems: [],
         describe: (i) => (i === 0 ? { text: "hello" } : {}),
       },
       history: { count: 0, kept: [] },

@@ -55,6 +55,53 @@ const BUCKETS: Record<string, string> = {
   bashExecution: "shell",
 };
 
+/** The system message's rows: each a stretch of one character stream, worth ceil(end/4) - ceil(start/4). */
+function systemRows(inputs: ContextInputs, add: (id: string, label: string, tokens: number, n: number, depth: number) => void) {
+  const { content, sections, tools, toolsChars } = inputs.system;
+  const stretch = (a: number, b: number) => Math.ceil(b / 4) - Math.ceil(a / 4);
+  const cwdText = sections.find((x) => x.name === "cwd")?.text ?? "";
+  const cwd = cwdText.replace(/^<cwd>\n/, "").replace(/\n<\/cwd>$/, "");
+  const children: [string, string, number][] = [];
+  if (content.length > 0 && sections.length > 0) children.push(["system:content", "content", stretch(0, content.length)]);
+  let at = content.length;
+  for (const { name, text } of sections) {
+    const end = at + text.length;
+    const label = sanitize(name, 40);
+    if (name !== "project_context") children.push([`system:${label}`, label, stretch(at, end)]);
+    else {
+      const open = '<project_instructions path="';
+      const starts: number[] = [];
+      for (let i = text.indexOf(open); i >= 0; i = text.indexOf(open, i + 1)) if (i === 0 || text.slice(0, i).endsWith("\n\n")) starts.push(i);
+      const files: [string, string, number][] = [];
+      starts.forEach((start, k) => {
+        const limit = starts[k + 1] ?? text.length;
+        const close = text.slice(start, limit).lastIndexOf("</project_instructions>");
+        const stop = close < 0 ? limit : start + close + "</project_instructions>".length;
+        const after = text.slice(start + open.length, limit);
+        const path = after.includes('">') ? after.slice(0, after.indexOf('">')) : "";
+        const rel = cwd && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+        const clean = sanitize(rel, 4096);
+        const name = clean.length <= 40 ? clean : `…${clean.slice(clean.length - 39)}`;
+        files.push([`system:file:${name}`, name, stretch(at + start, at + stop)]);
+      });
+      children.push([`system:${label}`, label, stretch(at, end) - files.reduce((s, f) => s + f[2], 0)], ...files);
+    }
+    at = end;
+  }
+  add("system", "System prompt", stretch(0, at), 0, 0);
+  for (const [id, label, t] of children) add(id, label, t, 0, 1);
+  const toolsEnd = at + toolsChars;
+  add("tools", "Tool definitions", stretch(at, toolsEnd), tools.length, 0);
+  let from = at + 1;
+  const each = tools.map((t) => {
+    const end = Math.min(from + t.chars, toolsEnd);
+    const row = { label: sanitize(t.name, 40) || "(no name)", tokens: stretch(Math.min(from, end), end) };
+    from = end + 1;
+    return row;
+  });
+  for (const t of each.sort((a, b) => b.tokens - a.tokens)) add(`tool:${t.label}`, t.label, t.tokens, 0, 1);
+}
+
 export function buildReport(inputs: ContextInputs): ContextReport {
   // Headline and threshold.
   const positive = (v: number | undefined) => (v !== undefined && whole(v) > 0 ? whole(v) : undefined);
@@ -73,19 +120,12 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   // Composition.
   const buckets = new Map<string, { tokens: number; count: number }>();
   const types: { name: string; tokens: number; count: number }[] = [];
-  let systemChars = 0;
-  let sawSystem = false;
-  const contents: string[] = [];
-  const sections = new Map<string, string>();
   const { tokens: counts, kind, kinds } = inputs.messages;
   const kindOf = (i: number): Kind => kinds[kind[i]] ?? { role: "" };
   for (let i = 0; i < counts.length; i++) {
     const m = kindOf(i);
     const t = whole(counts[i]);
-    if (m.role === "system") {
-      sawSystem = true;
-      continue;
-    }
+    if (m.role === "system") continue;
     const id = BUCKETS[m.role] ?? `role:${m.role}`;
     const b = buckets.get(id) ?? { tokens: 0, count: 0 };
     b.tokens += t;
@@ -100,24 +140,11 @@ export function buildReport(inputs: ContextInputs): ContextReport {
       } else types.push({ name, tokens: t, count: 1 });
     }
   }
-  for (const system of inputs.messages.systems) {
-    sawSystem = true;
-    if (system.content) contents.push(system.content);
-    for (const [k, v] of Object.entries(system.sections)) v === null ? sections.delete(k) : sections.set(k, v);
-  }
-  if (sawSystem) {
-    for (const c of contents) systemChars += c.length;
-    systemChars += Math.max(0, contents.length - 1) * 2;
-    for (const v of sections.values()) systemChars += v.length;
-  } else systemChars = inputs.systemPrompt.length;
-  const toolChars = inputs.tools.reduce((s, t) => s + t.name.length + t.description.length + t.parameters.length, 0);
-
   const rows: Row[] = [];
   const caption = (label: string, id: string, n: number) => (id === "system" || n === 0 ? label : `${label} (${n})`);
   const add = (id: string, label: string, tokens: number, n: number, depth: number) =>
     rows.push({ id, label, tokens, count: n, percent: 0, cells: 0, hue: hueOf(id, depth), depth, caption: caption(label, id, n), tokensText: count(tokens), percentText: "" });
-  add("system", "System prompt", toTokens(systemChars), 0, 0);
-  add("tools", "Tool definitions", toTokens(toolChars), inputs.tools.length, 0);
+  systemRows(inputs, add);
   for (const [id, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResults", "Tool results"]]) {
     const b = buckets.get(id);
     if (b) add(id, label, b.tokens, b.count, 0);

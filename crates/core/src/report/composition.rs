@@ -1,4 +1,5 @@
-//! Where the window went: the system prompt, the active tool definitions, the
+//! Where the window went: the system prompt by section and the tool
+//! definitions one by one (both from [`system`]), the
 //! conversation by role, injected custom context grouped by type (the five
 //! largest types named, the rest folded into one row), summaries and shell
 //! output. The composition is the report's own estimate; its total is the sum
@@ -6,8 +7,8 @@
 
 use super::gauge::{cells, hue_of, ROW_CELLS};
 use super::text::{count, percent_text, row_label};
-use super::{add, chars_to_tokens, percent, whole_tokens, ContextInputs, Hue, Kind, Messages, NO_KIND};
-use crate::text::{js_len, sanitize_line};
+use super::{add, largest_first, percent, system, whole_tokens, ContextInputs, Hue, Kind, Messages, NO_KIND};
+use crate::text::sanitize_line;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -98,40 +99,6 @@ pub fn bucket_of(role: &str) -> Option<&'static str> {
     })
 }
 
-/// The system prompt's tokens: the system messages of the projection replayed
-/// in order (content appended, sections patched by name), or, when there are
-/// none, `ctx.getSystemPrompt()`. Tool declarations are the tools row.
-pub fn system_prompt_tokens(inputs: &ContextInputs) -> u64 {
-    let mut contents: Vec<&str> = Vec::new();
-    let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
-    if !inputs.messages.has_role("system") && inputs.messages.systems.is_empty() {
-        return chars_to_tokens(js_len(&inputs.system_prompt));
-    }
-    for system in &inputs.messages.systems {
-        if !system.content.is_empty() {
-            contents.push(&system.content);
-        }
-        for (name, value) in &system.sections {
-            match value {
-                Some(v) => sections.insert(name, v),
-                None => sections.remove(name.as_str()),
-            };
-        }
-    }
-    // Pi joins the replayed contents with a blank line.
-    let joins = contents.len().saturating_sub(1) * 2;
-    let chars =
-        contents.iter().map(|c| js_len(c)).sum::<usize>() + joins + sections.values().map(|s| js_len(s)).sum::<usize>();
-    chars_to_tokens(chars)
-}
-
-/// The active tool definitions: name, description and parameter schema.
-pub fn tools_tokens(inputs: &ContextInputs) -> u64 {
-    let chars: usize =
-        inputs.tools.iter().map(|t| js_len(&t.name) + js_len(&t.description) + js_len(&t.parameters)).sum();
-    chars_to_tokens(chars)
-}
-
 fn row(id: String, label: String, bucket: &Bucket, depth: u8) -> Row {
     let hue = hue_of(&id, depth);
     let caption = row_label(&label, &id, bucket.count);
@@ -168,15 +135,10 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         }
     }
 
-    let mut out = vec![
-        row("system".into(), "System prompt".into(), &Bucket { tokens: system_prompt_tokens(inputs), count: 0 }, 0),
-        row(
-            "tools".into(),
-            "Tool definitions".into(),
-            &Bucket { tokens: tools_tokens(inputs), count: u32::try_from(inputs.tools.len()).unwrap_or(u32::MAX) },
-            0,
-        ),
-    ];
+    let mut out: Vec<Row> = system::parts(&inputs.system, LABEL_MAX)
+        .into_iter()
+        .map(|p| row(p.id, p.label, &Bucket { tokens: p.tokens, count: p.count }, p.depth))
+        .collect();
     for (id, label) in [("user", "User"), ("assistant", "Assistant"), ("toolResults", "Tool results")] {
         if let Some(b) = by_bucket.get(id) {
             out.push(row(id.into(), label.into(), b, 0));
@@ -184,11 +146,11 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
     }
     if let Some(b) = by_bucket.get("custom") {
         out.push(row("custom".into(), "Injected context".into(), b, 0));
-        // Biggest first; the sort is stable, so ties keep their first appearance.
-        types.sort_by_key(|t| std::cmp::Reverse(t.1.tokens));
+        // Biggest first; ties keep their first appearance.
+        let keys: Vec<u64> = types.iter().map(|t| t.1.tokens).collect();
         let mut rest = Bucket::default();
         let mut rest_types = 0usize;
-        for (i, (name, bucket)) in types.iter().enumerate() {
+        for (i, (name, bucket)) in largest_first(&keys).into_iter().filter_map(|k| types.get(k)).enumerate() {
             if i < NAMED_TYPES {
                 let label = sanitize_line(name, LABEL_MAX);
                 let label = if label.is_empty() { "(no type)".to_string() } else { label };
@@ -237,8 +199,9 @@ fn merge_named(list: &mut Vec<(String, Bucket)>, name: &str, bucket: &Bucket) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{SystemDigest, ToolDigest};
+    use super::super::{SystemInputs, ToolDigest};
     use super::*;
+    use crate::text::js_len;
 
     fn of(list: &[(&str, f64)]) -> Messages {
         let mut messages = Messages::default();
@@ -255,8 +218,12 @@ mod tests {
     #[test]
     fn buckets_the_conversation_by_role_and_totals_the_top_level() {
         let inputs = ContextInputs {
-            system_prompt: "x".repeat(400),
-            tools: vec![ToolDigest { name: "bash".into(), description: "d".repeat(36), parameters: "{}".into() }],
+            system: SystemInputs {
+                content: "x".repeat(400),
+                tools: vec![ToolDigest { name: "bash".into(), chars: 40 }],
+                tools_chars: 42,
+                ..Default::default()
+            },
             messages: of(&[
                 ("user", 10.0),
                 ("assistant", 20.0),
@@ -272,6 +239,7 @@ mod tests {
         let (rows, estimate) = rows(&inputs);
         assert_eq!(find(&rows, "system").tokens, 100);
         assert_eq!((find(&rows, "tools").tokens, find(&rows, "tools").count), (11, 1));
+        assert_eq!(find(&rows, "tool:bash").tokens, 10);
         assert_eq!((find(&rows, "user").tokens, find(&rows, "user").count), (15, 2));
         assert_eq!(find(&rows, "assistant").tokens, 20);
         assert_eq!(find(&rows, "toolResults").tokens, 30);
@@ -282,9 +250,19 @@ mod tests {
         let order: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(
             order,
-            ["system", "tools", "user", "assistant", "toolResults", "summaries", "shell", "role:futureRole"]
+            [
+                "system",
+                "tools",
+                "tool:bash",
+                "user",
+                "assistant",
+                "toolResults",
+                "summaries",
+                "shell",
+                "role:futureRole"
+            ]
         );
-        let total: f64 = rows.iter().map(|r| r.percent).sum();
+        let total: f64 = rows.iter().filter(|r| r.depth == 0).map(|r| r.percent).sum();
         assert!((total - 100.0).abs() < 1e-9);
     }
 
@@ -327,24 +305,15 @@ mod tests {
     }
 
     #[test]
-    fn the_system_prompt_comes_from_the_projection_when_it_holds_one() {
-        let mut sections = BTreeMap::new();
-        sections.insert("rules".to_string(), Some("r".repeat(40)));
-        sections.insert("docs".to_string(), Some("d".repeat(40)));
-        let first = SystemDigest { content: "c".repeat(10), sections };
-        let mut patch = BTreeMap::new();
-        patch.insert("docs".to_string(), None);
-        patch.insert("extra".to_string(), Some("e".repeat(4)));
-        let second = SystemDigest { content: "n".repeat(4), sections: patch };
+    fn system_messages_in_the_projection_are_the_system_rows_not_conversation() {
         let inputs = ContextInputs {
-            system_prompt: "ignored".repeat(100),
-            messages: Messages { systems: vec![first, second], ..of(&[("system", 999.0), ("system", 999.0)]) },
+            system: SystemInputs { sections: vec![("preamble".into(), "p".repeat(60))], ..Default::default() },
+            messages: of(&[("system", 999.0), ("system", 999.0)]),
             ..Default::default()
         };
-        // contents 10 + "\n\n" + 4, sections rules 40 + extra 4 = 60 chars.
-        assert_eq!(system_prompt_tokens(&inputs), 15);
         let (rows, estimate) = rows(&inputs);
         assert_eq!(estimate, 15, "system messages are not conversation: {rows:#?}");
+        assert_eq!(find(&rows, "system:preamble").tokens, 15);
     }
 
     #[test]

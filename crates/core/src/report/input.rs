@@ -13,13 +13,11 @@
 //! code), were about 30 KB of the `.wasm` (product.md: `pkg/*.wasm` ≤ 400 KB);
 //! the JSON is parsed into a `serde_json::Value` as every guard input is.
 
-use std::collections::BTreeMap;
-
 use serde_json::{Map, Value};
 
 use super::{
     CompactionDefaults, CompactionInputs, ContextInputs, HistoryInputs, HostUsage, Kind, LatestCompaction, MessageText,
-    Messages, ModelRef, SystemDigest, ToolDigest,
+    Messages, ModelRef, SystemInputs, ToolDigest, MAX_SAFE,
 };
 
 type Read<T> = Result<T, String>;
@@ -60,13 +58,18 @@ fn inputs(mut f: Obj) -> Read<ContextInputs> {
                 context_window: m.opt_number("contextWindow")?,
             })
         })?,
-        system_prompt: f.string("systemPrompt")?,
-        tools: f.list("tools", |v, at| {
-            let mut t = Obj::of(v, at, "an object")?;
-            Ok(ToolDigest {
-                name: t.string("name")?,
-                description: t.string("description")?,
-                parameters: t.string("parameters")?,
+        system: f.object("system", |mut s| {
+            Ok(SystemInputs {
+                content: s.string("content")?,
+                sections: s.list("sections", |v, at| {
+                    let mut n = Obj::of(v, at, "an object")?;
+                    Ok((n.string("name")?, n.string("text")?))
+                })?,
+                tools: s.list("tools", |v, at| {
+                    let mut t = Obj::of(v, at, "an object")?;
+                    Ok(ToolDigest { name: t.string("name")?, chars: t.whole("chars", MAX_SAFE)? })
+                })?,
+                tools_chars: s.whole("toolsChars", MAX_SAFE)?,
             })
         })?,
         compaction: f.object("compaction", |mut c| {
@@ -91,10 +94,6 @@ fn inputs(mut f: Obj) -> Read<ContextInputs> {
                 kinds: m.list("kinds", |v, at| {
                     let mut k = Obj::of(v, at, "an object")?;
                     Ok(Kind { role: k.string("role")?, custom_type: k.opt_string("customType")? })
-                })?,
-                systems: m.list("systems", |v, at| {
-                    let mut s = Obj::of(v, at, "an object")?;
-                    Ok(SystemDigest { content: s.string("content")?, sections: s.sections("sections")? })
                 })?,
             })
         })?,
@@ -249,24 +248,6 @@ impl Obj {
             Some(v) => read(Obj::of(v, self.path(key), "an object or null")?).map(Some),
         }
     }
-
-    /// Named prompt sections: strings, or `null` for a removed one.
-    fn sections(&mut self, key: &str) -> Read<BTreeMap<String, Option<String>>> {
-        match self.take(key) {
-            None => Ok(BTreeMap::new()),
-            Some(Value::Object(map)) => {
-                let at = self.path(key);
-                map.into_iter()
-                    .map(|(name, v)| match v {
-                        Value::Null => Ok((name, None)),
-                        Value::String(s) => Ok((name, Some(s))),
-                        _ => Err(wrong(&format!("{at}.{name}"), "a string or null")),
-                    })
-                    .collect()
-            }
-            Some(_) => Err(wrong(&self.path(key), "an object")),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -278,11 +259,10 @@ mod tests {
         let json = r#"{
             "usage": {"tokens": 1200, "contextWindow": 200000, "percent": 0.6},
             "model": {"provider": "anthropic", "id": "claude", "contextWindow": 200000},
-            "systemPrompt": "You are Pi.",
-            "tools": [{"name": "bash", "description": "Runs a command", "parameters": "{}"}],
+            "system": {"content": "You are Pi.", "sections": [{"name": "preamble", "text": "p"}, {"name": "cwd", "text": "c"}],
+                       "tools": [{"name": "bash", "chars": 120}], "toolsChars": 122},
             "compaction": {"settings": {"enabled": false}, "defaults": {"enabled": true, "reserveTokens": 16384}},
-            "messages": {"kinds": [{"role": "user"}, {"role": "custom", "customType": "note"}],
-                         "systems": [{"content": "c", "sections": {"a": "x", "b": null}}], "tokens": [1]},
+            "messages": {"kinds": [{"role": "user"}, {"role": "custom", "customType": "note"}], "tokens": [1]},
             "history": {"count": 2, "latest": {"tokensBefore": 90000, "summary": "s"}, "kept": [0, 3]},
             "compactedFrom": 90000.5,
             "guard": {"savedChars": 400, "items": "odd"},
@@ -296,10 +276,12 @@ mod tests {
             (model.provider.as_str(), model.id.as_str(), model.context_window),
             ("anthropic", "claude", Some(200000.0))
         );
-        assert_eq!(i.system_prompt, "You are Pi.");
+        assert_eq!(i.system.content, "You are Pi.");
+        let sections: Vec<(&str, &str)> = i.system.sections.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        assert_eq!(sections, [("preamble", "p"), ("cwd", "c")], "in the message's order");
         assert_eq!(
-            (i.tools[0].name.as_str(), i.tools[0].description.as_str(), i.tools[0].parameters.as_str()),
-            ("bash", "Runs a command", "{}")
+            (i.system.tools[0].name.as_str(), i.system.tools[0].chars, i.system.tools_chars),
+            ("bash", 120, 122)
         );
         assert_eq!(i.compaction.settings, Some(serde_json::json!({"enabled": false})));
         assert!(i.compaction.defaults.enabled);
@@ -312,9 +294,6 @@ mod tests {
             ]
         );
         assert!(i.messages.tokens.is_empty(), "the columns come as typed arrays, never from the JSON");
-        assert_eq!(i.messages.systems[0].content, "c");
-        assert_eq!(i.messages.systems[0].sections.get("a"), Some(&Some("x".to_string())));
-        assert_eq!(i.messages.systems[0].sections.get("b"), Some(&None));
         assert_eq!(i.history.count, 2);
         let latest = i.history.latest.expect("latest");
         assert_eq!((latest.tokens_before, latest.summary.as_str()), (90000.0, "s"));
@@ -328,7 +307,7 @@ mod tests {
     fn missing_fields_are_defaults_and_null_is_none_where_optional() {
         let i = context_inputs("{}").expect("inputs");
         assert!(i.usage.is_none() && i.model.is_none() && i.guard.is_none() && i.compacted_from.is_none());
-        assert!(i.system_prompt.is_empty() && i.tools.is_empty() && i.messages.kinds.is_empty());
+        assert!(i.system.content.is_empty() && i.system.tools.is_empty() && i.messages.kinds.is_empty());
         assert!(i.compaction.defaults.enabled, "Pi's defaults when the extension could not read them");
         assert_eq!(i.compaction.defaults.reserve_tokens, 16_384.0);
         let i = context_inputs(r#"{"compaction": {"defaults": {}}, "history": {"latest": {}}}"#).expect("inputs");
@@ -352,11 +331,22 @@ mod tests {
     fn a_wrong_type_fails_naming_the_field() {
         let cases = [
             ("[]", "context inputs: invalid type: the input should be an object"),
-            (r#"{"systemPrompt": null}"#, "context inputs: invalid type: systemPrompt should be a string"),
+            (r#"{"system": {"content": null}}"#, "context inputs: invalid type: system.content should be a string"),
             (r#"{"usage": 5}"#, "context inputs: invalid type: usage should be an object or null"),
             (r#"{"usage": {"tokens": "5"}}"#, "context inputs: invalid type: usage.tokens should be a number or null"),
-            (r#"{"tools": {}}"#, "context inputs: invalid type: tools should be a list"),
-            (r#"{"tools": [{"name": 1}]}"#, "context inputs: invalid type: tools[0].name should be a string"),
+            (r#"{"system": {"tools": {}}}"#, "context inputs: invalid type: system.tools should be a list"),
+            (
+                r#"{"system": {"tools": [{"name": 1}]}}"#,
+                "context inputs: invalid type: system.tools[0].name should be a string",
+            ),
+            (
+                r#"{"system": {"sections": [{"name": "a", "text": 1}]}}"#,
+                "context inputs: invalid type: system.sections[0].text should be a string",
+            ),
+            (
+                r#"{"system": {"toolsChars": -1}}"#,
+                "context inputs: invalid value: system.toolsChars should be a whole number from 0 to 9007199254740991",
+            ),
             (r#"{"compaction": null}"#, "context inputs: invalid type: compaction should be an object"),
             (
                 r#"{"compaction": {"defaults": {"enabled": 1}}}"#,
@@ -365,10 +355,6 @@ mod tests {
             (
                 r#"{"messages": {"kinds": [{"role": "user"}, {"role": 42}]}}"#,
                 "context inputs: invalid type: messages.kinds[1].role should be a string",
-            ),
-            (
-                r#"{"messages": {"systems": [{"sections": {"a": 1}}]}}"#,
-                "context inputs: invalid type: messages.systems[0].sections.a should be a string or null",
             ),
             (r#"{"history": {"count": true}}"#, "context inputs: invalid type: history.count should be a whole number"),
             (

@@ -1,7 +1,7 @@
 //! The `/context` report: where the context window goes.
 //!
-//! The extension reads Pi once per open or refresh (usage, system prompt, active
-//! tools, compaction settings, the projected messages with Pi's own per-message
+//! The extension reads Pi once per open or refresh (usage, the current system
+//! message, compaction settings, the projected messages with Pi's own per-message
 //! `estimateTokens`, the compaction history) and hands it here as
 //! [`ContextInputs`]. [`build`] returns the whole [`ContextReport`]: the
 //! headline and threshold, the composition rows, the drift between Pi's total
@@ -9,8 +9,9 @@
 //! gauge cells with their hues, and the plain-text report for non-TUI modes.
 //! The screen only slices and paints it.
 //!
-//! Each concept is its own module: [`composition`], [`threshold`], [`drift`],
-//! [`history`], [`largest`], [`gauge`], [`text`]; [`input`] reads the inputs' JSON.
+//! Each concept is its own module: [`composition`] (with [`system`], the
+//! system message's rows), [`threshold`], [`drift`], [`history`], [`largest`],
+//! [`gauge`], [`text`]; [`input`] reads the inputs' JSON.
 
 pub mod composition;
 pub mod drift;
@@ -18,11 +19,11 @@ pub mod gauge;
 pub mod history;
 pub mod input;
 pub mod largest;
+pub mod system;
 pub mod text;
 pub mod threshold;
 
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The largest integer JavaScript holds exactly. Every count leaving the core
 /// is capped here so the wasm boundary always produces a plain number.
@@ -39,10 +40,10 @@ pub struct ContextInputs {
     pub usage: Option<HostUsage>,
     /// The active model (`ctx.model`).
     pub model: Option<ModelRef>,
-    /// `ctx.getSystemPrompt()`, counted when the projection holds no system message.
-    pub system_prompt: String,
-    /// The active tools (`pi.getAllTools()` filtered to `pi.getActiveTools()`).
-    pub tools: Vec<ToolDigest>,
+    /// The current system message: the projection's system messages replayed
+    /// (Pi's `getCurrentSystemMessage`), or, before the first one, the prompt
+    /// and the active tools.
+    pub system: SystemInputs,
     /// The compaction settings as Pi holds them, and Pi's built-in defaults.
     pub compaction: CompactionInputs,
     /// `sessionManager.buildSessionProjection().messages`, as columns.
@@ -72,12 +73,25 @@ pub struct ModelRef {
     pub context_window: Option<f64>,
 }
 
-/// One active tool definition. `parameters` is its schema as JSON text.
+/// The current system message, as Pi's `estimateTokens` counts it: its
+/// content, its sections in order, and `JSON.stringify(toolsAdded)`.
+#[derive(Debug, Clone, Default)]
+pub struct SystemInputs {
+    /// The content text (a forced prompt, or the appended contents).
+    pub content: String,
+    /// Named sections, in the message's order, each with its whole text.
+    pub sections: Vec<(String, String)>,
+    /// Each tool definition, in `toolsAdded` order.
+    pub tools: Vec<ToolDigest>,
+    /// `JSON.stringify(toolsAdded).length` (0 when there are none).
+    pub tools_chars: u64,
+}
+
+/// One tool definition: its name and `JSON.stringify(tool).length`.
 #[derive(Debug, Clone, Default)]
 pub struct ToolDigest {
     pub name: String,
-    pub description: String,
-    pub parameters: String,
+    pub chars: u64,
 }
 
 /// `pi.getSettings().compaction` (any shape: it is validated here) and
@@ -109,7 +123,7 @@ impl Default for CompactionDefaults {
 /// report lists (see [`MessageText`]).
 ///
 /// At the wasm boundary `tokens` and `kind` arrive as typed arrays (a copy of
-/// memory) and `kinds` and `systems` inside the JSON text; see [`build_json`].
+/// memory) and `kinds` inside the JSON text; see [`build_json`].
 #[derive(Debug, Clone, Default)]
 pub struct Messages {
     /// Pi's `estimateTokens(message)` per message. Its length is the number of messages.
@@ -118,8 +132,6 @@ pub struct Messages {
     pub kind: Vec<u32>,
     /// The distinct kinds the messages have, in any order.
     pub kinds: Vec<Kind>,
-    /// The system messages' prompt parts, replayed in order into the current prompt.
-    pub systems: Vec<SystemDigest>,
 }
 
 /// What a message is, as far as the composition needs: its role and, for an
@@ -185,15 +197,6 @@ pub struct MessageText {
     pub command: Option<String>,
     /// The start of the message's first text.
     pub text: Option<String>,
-}
-
-/// The prompt parts of one system message (its tool declarations are counted
-/// in the tools row instead).
-#[derive(Debug, Clone, Default)]
-pub struct SystemDigest {
-    pub content: String,
-    /// Named sections; `None` removes a section set by an earlier message.
-    pub sections: BTreeMap<String, Option<String>>,
 }
 
 /// The branch's compactions.
@@ -343,6 +346,14 @@ pub fn chars_to_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(4).min(MAX_SAFE)
 }
 
+/// The indexes of `keys`, largest first; equal keys keep their order. The
+/// report's one sort (each caller sorts indexes, so its code is there once).
+pub fn largest_first(keys: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(keys.get(i).copied().unwrap_or(0)));
+    order
+}
+
 /// `part` as a percentage of `whole` (0 when the whole is 0).
 pub fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
@@ -415,6 +426,12 @@ mod tests {
         assert_eq!(messages.kind, [0, 1, 0, 2, 1]);
         assert_eq!(messages.kinds.len(), 3);
         assert!(messages.has_role("custom") && !messages.has_role("assistant"));
+    }
+
+    #[test]
+    fn largest_first_keeps_ties_in_order() {
+        assert_eq!(largest_first(&[1, 5, 3, 5, 0]), [1, 3, 2, 0, 4]);
+        assert!(largest_first(&[]).is_empty());
     }
 
     #[test]

@@ -267,7 +267,7 @@ mod tests {
         ContextInputs {
             usage: Some(HostUsage { tokens, context_window: Some(200_000.0), percent: None }),
             model: Some(ModelRef { provider: "faux".into(), id: "faux-1".into(), context_window: Some(200_000.0) }),
-            system_prompt: "p".repeat(4000),
+            system: super::super::SystemInputs { content: "p".repeat(4000), ..Default::default() },
             messages: {
                 let mut messages = users(10.0);
                 messages.push("assistant", None, 20.0);
