@@ -124,18 +124,26 @@ export function columns(list: readonly unknown[]): Messages {
   const tokens = new Float64Array(list.length);
   const kind = new Uint32Array(list.length);
   const kinds: Kind[] = [];
-  // Kinds by role, and injected types by their raw value: a lookup per message, a kind per new pair.
+  // Kinds by role, injected types and tool results' tools by their raw value: a lookup per
+  // message, a kind per new pair.
   const byRole = new Map<unknown, number>();
   const byType = new Map<unknown, number>();
+  const byTool = new Map<unknown, number>();
   for (let i = 0; i < list.length; i++) {
     const m = (list[i] ?? {}) as Loose;
     tokens[i] = tokensOf(list[i]);
     const custom = m.role === "custom";
-    const index = custom ? byType : byRole;
-    const key = custom ? m.customType : m.role;
+    const result = m.role === "toolResult";
+    const index = custom ? byType : result ? byTool : byRole;
+    const key = custom ? m.customType : result ? m.toolName : m.role;
     let k = index.get(key);
     if (k === undefined) {
-      k = kinds.push(custom ? { role: "custom", customType: head(m.customType) } : { role: well(String(m.role ?? "")) }) - 1;
+      const kind: Kind = custom
+        ? { role: "custom", customType: head(m.customType) }
+        : result
+          ? { role: "toolResult", toolName: head(m.toolName) }
+          : { role: well(String(m.role ?? "")) };
+      k = kinds.push(kind) - 1;
       index.set(key, k);
     }
     kind[i] = k;

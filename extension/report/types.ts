@@ -50,10 +50,11 @@ export interface Messages {
   describe: (index: number) => MessageText;
 }
 
-/** A message's role and, for an injected message, its type. */
+/** A message's role and, for an injected message, its type, for a tool result, its tool. */
 export interface Kind {
   role: string;
   customType?: string;
+  toolName?: string;
 }
 
 /** The short texts a descriptor is made from. */

@@ -143,3 +143,47 @@ test(`Pi ${piVersion}: on a plain session the drift line holds only what the pro
     await pi.dispose();
   }
 });
+
+test(`Pi ${piVersion}: tool results by tool (count, tokens, share) and tool definitions largest first, in the text report`, async () => {
+  const rec = recorder();
+  const pi = await startSession({
+    files: { "big.txt": "line of the big file\n".repeat(300), "small.txt": "tiny\n" },
+    extensions: [rec.extension],
+    script: [
+      [
+        { tool: "read", args: { path: "big.txt" } },
+        { tool: "read", args: { path: "small.txt" } },
+        { tool: "bash", args: { command: "echo hi" } },
+      ],
+      { tool: "grep", args: { pattern: "tiny", path: "." } },
+      "Done.",
+    ],
+  });
+  try {
+    pi.session.setActiveToolsByName([...pi.session.getActiveToolNames(), "grep"]);
+    await pi.prompt("Read the files");
+    await pi.prompt("/context");
+    const report = rec.last();
+    const results = pi.projection().messages.filter((m: Loose) => m.role === "toolResult");
+    const names = [...new Set(results.map((m: Loose) => m.toolName))] as string[];
+    assert.deepEqual(names.sort(), ["bash", "grep", "read"]);
+    const children = report.rows.filter((r: Loose) => r.id.startsWith("result:"));
+    for (const name of names) {
+      const mine = results.filter((m: Loose) => m.toolName === name);
+      const r = row(report, `result:${name}`);
+      assert.equal(r.count, mine.length, name);
+      assert.equal(r.tokens, mine.reduce((s: number, m: Loose) => s + agent.estimateTokens(m), 0), name);
+      assert.ok(Math.abs(r.percent - (r.tokens * 100) / report.estimate) < 1e-9, `${name}: a share of the composition`);
+    }
+    assert.equal(children.reduce((s: number, r: Loose) => s + r.tokens, 0), row(report, "toolResults").tokens);
+    assert.equal(children[0].label, "read", "the largest first");
+    const text = pi.notifications.at(-1)?.message ?? "";
+    assert.match(text, /\n {2}Tool results \(4\) +[\d.]+k? +[\d.]+% +█+░*\n {4}read \(2\) +[\d.]+k? +[\d.]+% +█+░*\n/);
+    const definitions = report.rows.filter((r: Loose) => r.id.startsWith("tool:"));
+    assert.ok(definitions.some((r: Loose) => r.label === "grep"), "a tool activated mid-session is listed");
+    const tokens = definitions.map((r: Loose) => r.tokens);
+    assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
+  } finally {
+    await pi.dispose();
+  }
+});

@@ -160,15 +160,27 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 an
     for (const width of [40, 60, 80, 120, 200]) {
       tui.resize(width, 20);
       await settle();
-      for (const key of ["Home", "End"]) {
-        tui.keys(key);
-        await settle();
+      tui.keys("Home");
+      await settle();
+      // Every page, top to bottom: the prompt's sections, each tool definition, the tool results by tool.
+      const seen: string[] = [];
+      for (let page = 0; page < 12; page++) {
         const pane = await tui.waitFor(/↑↓ jk/);
         const lines = pane.split("\n");
+        seen.push(...lines);
         assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${pane}`);
         // Rows are not wrapped: each table row keeps its figures on its own line.
         for (const l of lines.filter((x) => /^ {2}(System prompt|Tool results|toolResult)/.test(x))) assert.match(l, /\d+\.\d%/, `width ${width}: ${l}`);
         assert.ok(lines.some((l) => l.includes("↑↓ jk")), `hint row at width ${width}`);
+        const at = pane.match(/ (\d+)-(\d+)\/(\d+)/);
+        if (!at || at[2] === at[3]) break;
+        tui.keys(...Array.from({ length: Number(at[2]) - Number(at[1]) + 1 }, () => "j"));
+        await settle();
+      }
+      if (width >= 80) {
+        for (const row of [/^ {4}preamble +\d/, /^ {4}read +\d+ +\d+\.\d%/, /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/]) {
+          assert.ok(seen.some((l) => row.test(l)), `${row} at width ${width}:\n${seen.join("\n")}`);
+        }
       }
     }
     assert.doesNotMatch(tui.capture(), /Error|exceeds/);

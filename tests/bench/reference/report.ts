@@ -120,6 +120,7 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   // Composition.
   const buckets = new Map<string, { tokens: number; count: number }>();
   const types: { name: string; tokens: number; count: number }[] = [];
+  const results: { name: string; tokens: number; count: number }[] = [];
   const { tokens: counts, kind, kinds } = inputs.messages;
   const kindOf = (i: number): Kind => kinds[kind[i]] ?? { role: "" };
   for (let i = 0; i < counts.length; i++) {
@@ -131,6 +132,14 @@ export function buildReport(inputs: ContextInputs): ContextReport {
     b.tokens += t;
     b.count += 1;
     buckets.set(id, b);
+    if (m.role === "toolResult") {
+      const name = m.toolName ?? "";
+      const r = results.find((x) => x.name === name);
+      if (r) {
+        r.tokens += t;
+        r.count += 1;
+      } else results.push({ name, tokens: t, count: 1 });
+    }
     if (m.role === "custom") {
       const name = m.customType ?? "";
       const type = types.find((x) => x.name === name);
@@ -148,6 +157,10 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   for (const [id, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResults", "Tool results"]]) {
     const b = buckets.get(id);
     if (b) add(id, label, b.tokens, b.count, 0);
+  }
+  for (const r of [...results].sort((a, b) => b.tokens - a.tokens)) {
+    const label = sanitize(r.name, 40) || "(no tool)";
+    add(`result:${label}`, label, r.tokens, r.count, 1);
   }
   const custom = buckets.get("custom");
   if (custom) {

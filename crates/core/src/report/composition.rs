@@ -1,6 +1,6 @@
 //! Where the window went: the system prompt by section and the tool
 //! definitions one by one (both from [`system`]), the
-//! conversation by role, injected custom context grouped by type (the five
+//! conversation by role (tool results by tool), injected custom context grouped by type (the five
 //! largest types named, the rest folded into one row), summaries and shell
 //! output. The composition is the report's own estimate; its total is the sum
 //! of the top-level rows, and `drift` names its difference from Pi's total.
@@ -123,10 +123,15 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
     // Types and unknown roles keep their order of first appearance for ties.
     let mut types: Vec<(String, Bucket)> = Vec::new();
     let mut others: Vec<(String, Bucket)> = Vec::new();
+    let mut results: Vec<(String, Bucket)> = Vec::new();
     for (kind, bucket) in by_kind(&inputs.messages) {
         match bucket_of(&kind.role) {
             None => {}
             Some("") => merge_named(&mut others, &kind.role, &bucket),
+            Some("toolResults") => {
+                by_bucket.entry("toolResults").or_default().merge(&bucket);
+                merge_named(&mut results, kind.tool_name.as_deref().unwrap_or(""), &bucket);
+            }
             Some("custom") => {
                 by_bucket.entry("custom").or_default().merge(&bucket);
                 merge_named(&mut types, kind.custom_type.as_deref().unwrap_or(""), &bucket);
@@ -143,6 +148,13 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         if let Some(b) = by_bucket.get(id) {
             out.push(row(id.into(), label.into(), b, 0));
         }
+    }
+    // Tool results by tool, every tool named, largest first.
+    let keys: Vec<u64> = results.iter().map(|t| t.1.tokens).collect();
+    for (name, bucket) in largest_first(&keys).into_iter().filter_map(|k| results.get(k)) {
+        let label = sanitize_line(name, LABEL_MAX);
+        let label = if label.is_empty() { "(no tool)".to_string() } else { label };
+        out.push(row(format!("result:{label}"), label, bucket, 1));
     }
     if let Some(b) = by_bucket.get("custom") {
         out.push(row("custom".into(), "Injected context".into(), b, 0));
@@ -257,6 +269,7 @@ mod tests {
                 "user",
                 "assistant",
                 "toolResults",
+                "result:(no tool)",
                 "summaries",
                 "shell",
                 "role:futureRole"
@@ -264,6 +277,36 @@ mod tests {
         );
         let total: f64 = rows.iter().filter(|r| r.depth == 0).map(|r| r.percent).sum();
         assert!((total - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tool_results_are_listed_by_tool_largest_first() {
+        let mut messages = Messages::default();
+        messages.push_result("bash", 30.0);
+        messages.push_result("read", 50.0);
+        messages.push("assistant", None, 5.0);
+        messages.push_result("bash", 40.0);
+        messages.push_result("\x1b[2Jgrep", 1.0);
+        messages.push("toolResult", None, 2.0);
+        let (rows, estimate) = rows(&ContextInputs { messages, ..Default::default() });
+        let results: Vec<(&str, u64, u32, u8)> = rows
+            .iter()
+            .filter(|r| r.id.starts_with("result") || r.id == "toolResults")
+            .map(|r| (r.id.as_str(), r.tokens, r.count, r.depth))
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("toolResults", 123, 5, 0),
+                ("result:bash", 70, 2, 1),
+                ("result:read", 50, 1, 1),
+                ("result:(no tool)", 2, 1, 1),
+                ("result:[2Jgrep", 1, 1, 1),
+            ]
+        );
+        assert_eq!(estimate, 128, "children are not counted twice");
+        assert_eq!(find(&rows, "result:bash").caption, "bash (2)");
+        assert_eq!(find(&rows, "result:read").percent_text, "39.1%");
     }
 
     #[test]

@@ -93,7 +93,11 @@ fn inputs(mut f: Obj) -> Read<ContextInputs> {
                 kind: Vec::new(),
                 kinds: m.list("kinds", |v, at| {
                     let mut k = Obj::of(v, at, "an object")?;
-                    Ok(Kind { role: k.string("role")?, custom_type: k.opt_string("customType")? })
+                    Ok(Kind {
+                        role: k.string("role")?,
+                        custom_type: k.opt_string("customType")?,
+                        tool_name: k.opt_string("toolName")?,
+                    })
                 })?,
             })
         })?,
@@ -262,7 +266,8 @@ mod tests {
             "system": {"content": "You are Pi.", "sections": [{"name": "preamble", "text": "p"}, {"name": "cwd", "text": "c"}],
                        "tools": [{"name": "bash", "chars": 120}], "toolsChars": 122},
             "compaction": {"settings": {"enabled": false}, "defaults": {"enabled": true, "reserveTokens": 16384}},
-            "messages": {"kinds": [{"role": "user"}, {"role": "custom", "customType": "note"}], "tokens": [1]},
+            "messages": {"kinds": [{"role": "user"}, {"role": "custom", "customType": "note"},
+                                   {"role": "toolResult", "toolName": "read"}], "tokens": [1]},
             "history": {"count": 2, "latest": {"tokensBefore": 90000, "summary": "s"}, "kept": [0, 3]},
             "compactedFrom": 90000.5,
             "guard": {"savedChars": 400, "items": "odd"},
@@ -289,8 +294,9 @@ mod tests {
         assert_eq!(
             i.messages.kinds,
             [
-                Kind { role: "user".into(), custom_type: None },
-                Kind { role: "custom".into(), custom_type: Some("note".into()) }
+                Kind { role: "user".into(), custom_type: None, tool_name: None },
+                Kind { role: "custom".into(), custom_type: Some("note".into()), tool_name: None },
+                Kind { role: "toolResult".into(), custom_type: None, tool_name: Some("read".into()) }
             ]
         );
         assert!(i.messages.tokens.is_empty(), "the columns come as typed arrays, never from the JSON");

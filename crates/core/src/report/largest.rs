@@ -100,7 +100,7 @@ mod tests {
     use crate::text::js_len;
 
     fn kind(role: &str) -> Kind {
-        Kind { role: role.into(), custom_type: None }
+        Kind { role: role.into(), custom_type: None, tool_name: None }
     }
 
     fn of(list: &[(&str, f64)]) -> Messages {
@@ -144,7 +144,7 @@ mod tests {
         let tool =
             MessageText { tool_name: Some("bash".into()), text: Some("huge output".into()), ..Default::default() };
         assert_eq!(descriptor(&kind("toolResult"), &tool), "bash");
-        let custom = Kind { role: "custom".into(), custom_type: Some("plan-notes".into()) };
+        let custom = Kind { role: "custom".into(), custom_type: Some("plan-notes".into()), tool_name: None };
         assert_eq!(descriptor(&custom, &MessageText::default()), "plan-notes");
         let shell = MessageText { command: Some("ls -la\nrm x".into()), ..Default::default() };
         assert_eq!(descriptor(&kind("bashExecution"), &shell), "$ ls -la");

@@ -135,16 +135,18 @@ pub struct Messages {
 }
 
 /// What a message is, as far as the composition needs: its role and, for an
-/// injected (`custom`) message, its type. A session has a handful of these.
+/// injected (`custom`) message, its type, for a tool result, its tool. A
+/// session has a few dozen of these at most.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Kind {
     pub role: String,
     pub custom_type: Option<String>,
+    pub tool_name: Option<String>,
 }
 
 /// The kind of a message whose index does not name one (`build_json` rejects
 /// such input; a caller building [`Messages`] by hand may still produce it).
-pub(crate) static NO_KIND: Kind = Kind { role: String::new(), custom_type: None };
+pub(crate) static NO_KIND: Kind = Kind { role: String::new(), custom_type: None, tool_name: None };
 
 impl Messages {
     /// How many messages there are.
@@ -158,10 +160,21 @@ impl Messages {
 
     /// Appends one message, reusing an equal kind.
     pub fn push(&mut self, role: &str, custom_type: Option<&str>, tokens: f64) {
-        let at = match self.kinds.iter().position(|k| k.role == role && k.custom_type.as_deref() == custom_type) {
+        let kind = Kind { role: role.to_string(), custom_type: custom_type.map(str::to_string), tool_name: None };
+        self.push_kind(kind, tokens);
+    }
+
+    /// Appends one tool result of `tool`.
+    pub fn push_result(&mut self, tool: &str, tokens: f64) {
+        let kind = Kind { role: "toolResult".into(), custom_type: None, tool_name: Some(tool.into()) };
+        self.push_kind(kind, tokens);
+    }
+
+    fn push_kind(&mut self, kind: Kind, tokens: f64) {
+        let at = match self.kinds.iter().position(|k| *k == kind) {
             Some(at) => at,
             None => {
-                self.kinds.push(Kind { role: role.to_string(), custom_type: custom_type.map(str::to_string) });
+                self.kinds.push(kind);
                 self.kinds.len() - 1
             }
         };
