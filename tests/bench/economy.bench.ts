@@ -335,6 +335,14 @@ const pending = built ? undefined : `mid-run checkpoints are not built: /guard s
 // and not counted, until a rule that earns an earlier checkpoint (the cache
 // issue's read point) is built; the midRunBreakEven: false row shows the bound.
 const peakBound = pending ?? "the break-even of guard.md §7 lets no checkpoint fire before turn 16; see the midRunBreakEven: false row";
+// The long-run cost goal is bounded by the same rule: §7 weighs a checkpoint
+// over "turns so far" as if as many turns were still to come. In this run the
+// second checkpoint (after request 31) passes it with the rewrite after the
+// pin's read point, and only 2 requests follow: its one rewrite is never paid
+// back (docs/GUARD.md "Prompt cache"). Printed as missed, every time it is,
+// and not counted, until the rule's horizon is decided (issue 10's note).
+const costBound =
+  "guard.md §7 weighs a checkpoint over the turns so far as if as many were to come; the checkpoint after request 31 passes it and only 2 requests follow (see the per-request lines)";
 console.log(`
 mid-run checkpoints, as /guard says after the default long run: "${checkpointLine}"${built ? "" : `; "default" measured the same as "run end only"`}`);
 
@@ -350,7 +358,7 @@ const verdicts: [string, string, boolean, string | undefined][] = [
     "long run, main-model cost at default settings below guard off",
     `${usd(longDefault.cost.total)} vs ${usd(longOff.cost.total)}, ${ratio(longDefault.cost.total, longOff.cost.total)}`,
     longDefault.cost.total < longOff.cost.total,
-    pending,
+    pending ?? costBound,
   ],
   [
     "short run, main-model cost never above guard off",
