@@ -10,7 +10,6 @@ use super::text::{count, percent_text, row_label};
 use super::{add, largest_first, percent, system, whole_tokens, ContextInputs, Hue, Kind, Messages, NO_KIND};
 use crate::text::sanitize_line;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// How many injected types are named before the rest fold into one row.
 pub const NAMED_TYPES: usize = 5;
@@ -119,7 +118,9 @@ fn row(id: String, label: String, bucket: &Bucket, depth: u8) -> Row {
 
 /// The rows in display order, and the composition estimate (their total).
 pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
-    let mut by_bucket: BTreeMap<&str, Bucket> = BTreeMap::new();
+    // The fixed buckets by id: a short list, like the named ones below (a
+    // BTreeMap of its own key and value types costs ~3 KB of the `.wasm`).
+    let mut by_bucket: Vec<(String, Bucket)> = Vec::new();
     // Types and unknown roles keep their order of first appearance for ties.
     let mut types: Vec<(String, Bucket)> = Vec::new();
     let mut others: Vec<(String, Bucket)> = Vec::new();
@@ -129,14 +130,14 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
             None => {}
             Some("") => merge_named(&mut others, &kind.role, &bucket),
             Some("toolResults") => {
-                by_bucket.entry("toolResults").or_default().merge(&bucket);
+                merge_named(&mut by_bucket, "toolResults", &bucket);
                 merge_named(&mut results, kind.tool_name.as_deref().unwrap_or(""), &bucket);
             }
             Some("custom") => {
-                by_bucket.entry("custom").or_default().merge(&bucket);
+                merge_named(&mut by_bucket, "custom", &bucket);
                 merge_named(&mut types, kind.custom_type.as_deref().unwrap_or(""), &bucket);
             }
-            Some(id) => by_bucket.entry(id).or_default().merge(&bucket),
+            Some(id) => merge_named(&mut by_bucket, id, &bucket),
         }
     }
 
@@ -145,7 +146,7 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         .map(|p| row(p.id, p.label, &Bucket { tokens: p.tokens, count: p.count }, p.depth))
         .collect();
     for (id, label) in [("user", "User"), ("assistant", "Assistant"), ("toolResults", "Tool results")] {
-        if let Some(b) = by_bucket.get(id) {
+        if let Some(b) = named(&by_bucket, id) {
             out.push(row(id.into(), label.into(), b, 0));
         }
     }
@@ -156,7 +157,7 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         let label = if label.is_empty() { "(no tool)".to_string() } else { label };
         out.push(row(format!("result:{label}"), label, bucket, 1));
     }
-    if let Some(b) = by_bucket.get("custom") {
+    if let Some(b) = named(&by_bucket, "custom") {
         out.push(row("custom".into(), "Injected context".into(), b, 0));
         // Biggest first; ties keep their first appearance.
         let keys: Vec<u64> = types.iter().map(|t| t.1.tokens).collect();
@@ -179,7 +180,7 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         }
     }
     for (id, label) in [("summaries", "Summaries"), ("shell", "Shell output")] {
-        if let Some(b) = by_bucket.get(id) {
+        if let Some(b) = named(&by_bucket, id) {
             out.push(row(id.into(), label.into(), b, 0));
         }
     }
@@ -196,6 +197,10 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
         r.percent_text = percent_text(r.percent);
     }
     (out, estimate)
+}
+
+fn named<'a>(list: &'a [(String, Bucket)], name: &str) -> Option<&'a Bucket> {
+    list.iter().find(|(n, _)| n == name).map(|(_, b)| b)
 }
 
 fn merge_named(list: &mut Vec<(String, Bucket)>, name: &str, bucket: &Bucket) {
