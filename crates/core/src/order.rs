@@ -23,6 +23,12 @@ pub fn sort_by<T>(v: &mut Vec<T>, mut cmp: impl FnMut(&T, &T) -> Ordering) {
     v.extend(order.into_iter().filter_map(|i| slots.get_mut(i).and_then(Option::take)));
 }
 
+/// The positions `0..n` sorted stably by `cmp` of two positions: for a
+/// caller that sorts indexes into its own lists (the report's `largest_first`).
+pub fn sorted_positions(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+    positions(n, &mut |a, b| cmp(a, b) == Ordering::Greater)
+}
+
 /// The positions `0..n` in stable sorted order, given `greater(a, b)`: the
 /// element at `a` sorts strictly after the one at `b`. A bottom-up merge sort:
 /// the left run's element is taken unless the right one is strictly smaller,
@@ -87,6 +93,14 @@ mod tests {
                 assert_eq!(got, expected, "n={n} modulo={modulo}");
             }
         }
+    }
+
+    #[test]
+    fn positions_sort_stably() {
+        let keys = [1u64, 5, 3, 5, 0];
+        let desc = sorted_positions(keys.len(), &mut |a, b| keys[b].cmp(&keys[a]));
+        assert_eq!(desc, [1, 3, 2, 0, 4]);
+        assert!(sorted_positions(0, &mut |_, _| Ordering::Equal).is_empty());
     }
 
     #[test]
