@@ -128,3 +128,11 @@ pub fn guard_summary(input: &str) -> Result<String, JsError> {
 pub fn before_compaction(input: &str) -> Result<String, JsError> {
     context_guard_core::guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
 }
+
+/// The audit's candidates (`guard::audit`): the same input forms as
+/// `planPass` (a whole branch), the JSON of every run end's candidates out.
+#[wasm_bindgen(js_name = auditCandidates)]
+pub fn audit_candidates(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<String, JsError> {
+    let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+    Ok(context_guard_core::guard::audit::candidates_json(&input))
+}

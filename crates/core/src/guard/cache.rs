@@ -205,11 +205,24 @@ fn user_text(m: &Message) -> bool {
 /// pin, read points) and the projected entries in, a [`Rewrite`] to ask per
 /// edited entry. Reads the entries once.
 pub fn rewrite(model: &MainModel, entries: &[ContextEntry]) -> Rewrite {
+    let sizes: Vec<usize> = entries.iter().map(entry_chars).collect();
+    rewrite_sized(model, entries, &sizes)
+}
+
+/// An entry's context characters, as the measure sums them (images by pixels).
+pub fn entry_chars(e: &ContextEntry) -> usize {
+    e.messages.iter().map(crate::size::message_chars).sum()
+}
+
+/// [`rewrite`] with each entry's characters measured already (`sizes[i]`
+/// of `entries[i]`, by [`entry_chars`]): the audit measures a session once
+/// and asks at every run end of it, each a prefix of the entries.
+pub fn rewrite_sized(model: &MainModel, entries: &[ContextEntry], sizes: &[usize]) -> Rewrite {
     let cache = model.cache();
     let mut suffix = vec![0usize; entries.len()];
     let mut sum = 0usize;
-    for (i, e) in entries.iter().enumerate().rev() {
-        sum = sum.saturating_add(e.messages.iter().map(crate::size::message_chars).sum());
+    for (i, &size) in sizes.iter().enumerate().take(entries.len()).rev() {
+        sum = sum.saturating_add(size);
         if let Some(slot) = suffix.get_mut(i) {
             *slot = sum;
         }

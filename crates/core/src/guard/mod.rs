@@ -8,7 +8,9 @@
 //!   candidate outputs) and [`settings`] (the settings file);
 //! - chunking: [`chunk`] (one output → chunks → segments);
 //! - requests: [`classify`] (Pi's classifier types, the state of each kind of
-//!   request, how an answer is read), below every module that asks;
+//!   request, how an answer is read), below every module that asks, and
+//!   [`judge`] below it (a chat model's prompt and its reply read as a
+//!   classifier's answers);
 //! - decisions: [`decide`] (the request of one segment of a large output and
 //!   what its answer means);
 //! - whole items: [`items`] (small outputs and the batching every whole item
@@ -34,6 +36,7 @@
 //! one way too (`tests/layout.rs`): a type two modules share sits in a module
 //! below both (`classify`, `outcome`).
 
+pub mod audit;
 pub mod cache;
 pub mod checkpoint;
 pub mod chunk;
@@ -43,6 +46,7 @@ pub mod decide;
 pub mod exchange;
 pub mod images;
 pub mod items;
+pub mod judge;
 pub mod json;
 pub mod memo;
 pub mod outcome;

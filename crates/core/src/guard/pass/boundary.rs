@@ -53,14 +53,26 @@ pub fn plan_json_by(
     step: &mut dyn FnMut(Value) -> Plan,
 ) -> Result<Planned, String> {
     let texts = split_texts(texts, lengths)?;
-    let mut value: Value = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
-    if let Some(entries) = value.get_mut("entries") {
-        crate::entry::restore_texts(entries, &texts);
-    }
-    let mut plan = step(value);
+    let mut plan = step(read_input(input, &texts)?);
     let refs = chunk_refs(&mut plan, &texts);
     let requests = crate::guard::json::requests_compact(&plan.requests, &refs);
     Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })
+}
+
+/// The input's JSON with its entries' out-of-line texts put back.
+fn read_input(input: &[u8], texts: &[&str]) -> Result<Value, String> {
+    let mut value: Value = serde_json::from_str(utf8(input)?).map_err(|e| format!("pass input: {e}"))?;
+    if let Some(entries) = value.get_mut("entries") {
+        crate::entry::restore_texts(entries, texts);
+    }
+    Ok(value)
+}
+
+/// [`PassInput`] over the boundary's forms (as [`plan_json`] reads it), for
+/// a step that plans nothing: the audit's.
+pub fn input_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<PassInput, String> {
+    let texts = split_texts(texts, lengths)?;
+    Ok(PassInput::from_value(read_input(input, &texts)?))
 }
 
 /// The out-of-line texts, each checked to be UTF-8.

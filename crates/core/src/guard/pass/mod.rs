@@ -33,7 +33,7 @@ pub mod boundary;
 pub mod finish;
 pub mod plan;
 
-pub use boundary::{finish_json, plan_json, plan_json_by, Planned};
+pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
 pub use finish::finish;
 pub use plan::{plan, plan_items, Items, PlannedItems};
 

@@ -1,0 +1,233 @@
+//! What the guard would do on a session recorded without it (issue 11,
+//! `pi-context-guard audit`): at every run end of a branch, the items a
+//! run-end pass with a classifier would judge, each with its characters and
+//! the cache rewrite its edit would cause.
+//!
+//! For: the candidate lists, by the pass's own rules (`span`, `items`,
+//! `exchange`, `images`) and the one rewrite measure (`cache`). Not for:
+//! deciding anything (no classifier is asked, so the upper bound is every
+//! candidate removed whole), or reading files (the extension's `audit/`).
+//!
+//! Each run end sees the branch up to the next prompt, as the pass at that
+//! run end would have. Edits the guard would have made at earlier run ends
+//! are not applied, so a later rewrite is measured over the unedited
+//! context: at most what it would have been. An old image or exchange is a
+//! candidate at every later run end too; it is counted once, at the first.
+
+use std::collections::BTreeSet;
+
+use crate::guard::cache::{entry_chars, rewrite_sized, Measured};
+use crate::guard::exchange;
+use crate::guard::images::old_images;
+use crate::guard::items::{run_calls, small_of, superseded_by};
+use crate::guard::json::push_str;
+use crate::guard::pass::PassInput;
+use crate::guard::render::tool_label;
+use crate::guard::span::{find_run, large_of, run_outputs};
+use crate::text::{js_prefix, push_usize};
+
+/// A prompt as an exchange candidate's label shows it.
+const PROMPT_LABEL_MAX: usize = 80;
+
+/// One item the guard would send (or, for an image, remove without asking).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// `large`, `small`, `exchange` or `image`, as the record's results name them.
+    pub kind: &'static str,
+    pub entry_id: String,
+    pub tool: String,
+    pub label: String,
+    /// Characters its edit could keep out (an image: before minus its stub).
+    pub chars: usize,
+    pub rewrite: Measured,
+    /// A later call of its run outdated it (§7 "Superseded").
+    pub superseded: bool,
+    /// The run end (0-based) at which it is first a candidate.
+    pub run: usize,
+}
+
+/// Every candidate of every run end of `input.entries`, and the number of run ends.
+pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
+    let s = &input.settings;
+    let entries = input.entries.as_slice();
+    let sizes: Vec<usize> = entries.iter().map(entry_chars).collect();
+    let mut ends: Vec<usize> = exchange::prompts(entries).into_iter().skip(1).collect();
+    ends.push(entries.len());
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut runs = 0;
+    for end in ends {
+        let (Some(sub), Some(sub_sizes)) = (entries.get(..end), sizes.get(..end)) else { continue };
+        let Some(run) = find_run(sub, s) else { continue };
+        let k = runs;
+        runs += 1;
+        let measure = rewrite_sized(&input.model, sub, sub_sizes);
+        for im in old_images(sub, s.image_keep_turns) {
+            if seen.insert(im.entry_id.clone()) {
+                out.push(Candidate {
+                    kind: "image",
+                    label: im.tool.clone(),
+                    tool: im.tool,
+                    entry_id: im.entry_id,
+                    chars: im.before_chars.saturating_sub(im.after_chars),
+                    rewrite: measure.measure(im.entry_index),
+                    superseded: false,
+                    run: k,
+                });
+            }
+        }
+        let (large, small): (Vec<_>, Vec<_>) =
+            run_outputs(sub, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
+        let calls = run_calls(sub, &run);
+        for o in large_of(large, s).outputs {
+            let later = calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a));
+            let superseded = superseded_by(&o.tool, &o.arguments, later).is_some();
+            out.push(Candidate {
+                kind: "large",
+                label: tool_label(&o.tool, &o.arguments),
+                rewrite: measure.measure(o.entry_index),
+                tool: o.tool,
+                entry_id: o.entry_id,
+                chars: o.chars,
+                superseded,
+                run: k,
+            });
+        }
+        for so in small_of(small, sub, &run, s) {
+            let o = so.output;
+            out.push(Candidate {
+                kind: "small",
+                label: tool_label(&o.tool, &o.arguments),
+                rewrite: measure.measure(o.entry_index),
+                tool: o.tool,
+                entry_id: o.entry_id,
+                chars: o.chars,
+                superseded: so.superseded.is_some(),
+                run: k,
+            });
+        }
+        for x in exchange::candidates(sub, &run, s) {
+            if seen.insert(x.prompt_id.clone()) {
+                out.push(Candidate {
+                    kind: "exchange",
+                    label: crate::text::sanitize_line(js_prefix(&x.prompt, PROMPT_LABEL_MAX), PROMPT_LABEL_MAX),
+                    tool: String::new(),
+                    rewrite: measure.measure(x.prompt_index),
+                    entry_id: x.prompt_id,
+                    chars: x.chars,
+                    superseded: false,
+                    run: k,
+                });
+            }
+        }
+    }
+    (out, runs)
+}
+
+/// [`candidates`] as JSON: `{ "runs": n, "cache": …, "candidates": [{ kind,
+/// entryId, tool, label, chars, rewriteChars, basis, superseded, run }] }`,
+/// written by hand (no serde derive in the wasm).
+pub fn candidates_json(input: &PassInput) -> String {
+    let (list, runs) = candidates(input);
+    let mut out = String::from("{\"runs\":");
+    push_usize(&mut out, runs);
+    out.push_str(",\"cache\":\"");
+    out.push_str(input.model.cache().as_str());
+    out.push_str("\",\"candidates\":[");
+    for (i, c) in list.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"kind\":\"");
+        out.push_str(c.kind);
+        out.push_str("\",\"entryId\":");
+        push_str(&mut out, &c.entry_id);
+        out.push_str(",\"tool\":");
+        push_str(&mut out, &c.tool);
+        out.push_str(",\"label\":");
+        push_str(&mut out, &c.label);
+        out.push_str(",\"chars\":");
+        push_usize(&mut out, c.chars);
+        out.push_str(",\"rewriteChars\":");
+        push_usize(&mut out, c.rewrite.chars);
+        out.push_str(",\"basis\":\"");
+        out.push_str(c.rewrite.basis.as_str());
+        out.push_str("\",\"superseded\":");
+        out.push_str(if c.superseded { "true" } else { "false" });
+        out.push_str(",\"run\":");
+        push_usize(&mut out, c.run);
+        out.push('}');
+    }
+    out.push_str("]}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{Block, ContextEntry, Message};
+    use serde_json::json;
+
+    fn entry(id: &str, m: Message) -> ContextEntry {
+        ContextEntry { id: id.into(), entry_type: "message".into(), messages: vec![m], raw: None }
+    }
+    fn user(t: &str) -> Message {
+        Message::User { content: crate::entry::Content::Text(t.into()) }
+    }
+    fn call(id: &str, cmd: &str) -> Message {
+        Message::Assistant {
+            content: vec![Block::ToolCall { id: id.into(), name: "bash".into(), arguments: json!({ "command": cmd }) }],
+            stop_reason: None,
+        }
+    }
+    fn say(t: &str) -> Message {
+        Message::Assistant { content: vec![Block::Text { text: t.into() }], stop_reason: None }
+    }
+    fn result(id: &str, text: &str) -> Message {
+        Message::ToolResult {
+            tool_call_id: id.into(),
+            tool_name: "bash".into(),
+            content: vec![Block::Text { text: text.into() }],
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn every_run_end_gives_its_outputs_with_the_rewrite_from_each() {
+        let big = "x\n".repeat(5_000); // 10,000 characters: large
+        let small = "y\n".repeat(400); // 800: small
+        let entries = vec![
+            entry("u1", user("first")),
+            entry("a1", call("c1", "make")),
+            entry("r1", result("c1", &big)),
+            entry("a2", call("c2", "make")),
+            entry("r2", result("c2", &small)),
+            entry("a3", say("done")),
+            entry("u2", user("second")),
+            entry("a4", call("c3", "ls")),
+            entry("r3", result("c3", &big)),
+            entry("a5", say("ok")),
+        ];
+        let input = PassInput { entries, ..PassInput::default() };
+        let (list, runs) = candidates(&input);
+        assert_eq!(runs, 2);
+        let ids: Vec<(&str, &str, usize, bool)> =
+            list.iter().map(|c| (c.kind, c.entry_id.as_str(), c.run, c.superseded)).collect();
+        // r1 is superseded by the second `make`; r2 is the last, so not.
+        assert_eq!(ids, vec![("large", "r1", 0, true), ("small", "r2", 0, false), ("large", "r3", 1, false)]);
+        // A prefix cache rewrites from the edited entry to the end of the run end's context,
+        // by the measure's own sizes: r1's rewrite is the first run's entries from r1 on.
+        let size = |i: usize| entry_chars(&input.entries[i]);
+        let r1 = &list[0];
+        assert_eq!(r1.chars, 10_000);
+        assert_eq!(r1.rewrite.chars, (2..6).map(size).sum::<usize>());
+        assert_eq!(r1.rewrite.basis, crate::guard::cache::Basis::FirstEdit);
+        assert_eq!(list[2].rewrite.chars, (8..10).map(size).sum::<usize>());
+        let text = candidates_json(&input);
+        assert!(
+            text.starts_with("{\"runs\":2,\"cache\":\"prefix\",\"candidates\":[{\"kind\":\"large\",\"entryId\":\"r1\"")
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["candidates"][0]["rewriteChars"], json!(r1.rewrite.chars));
+    }
+}
