@@ -8,9 +8,7 @@
 //!   candidate outputs) and [`settings`] (the settings file);
 //! - chunking: [`chunk`] (one output → chunks → segments);
 //! - requests: [`classify`] (Pi's classifier types, the state of each kind of
-//!   request, how an answer is read), below every module that asks, and
-//!   [`judge`] below it (a chat model's prompt and its reply read as a
-//!   classifier's answers);
+//!   request, how an answer is read), below every module that asks;
 //! - decisions: [`decide`] (the request of one segment of a large output and
 //!   what its answer means);
 //! - whole items: [`items`] (small outputs and the batching every whole item
@@ -46,7 +44,6 @@ pub mod decide;
 pub mod exchange;
 pub mod images;
 pub mod items;
-pub mod judge;
 pub mod json;
 pub mod memo;
 pub mod outcome;
