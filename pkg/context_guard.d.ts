@@ -55,6 +55,12 @@ export class Pass {
 }
 
 /**
+ * The audit's candidates (`guard::audit`): the same input forms as
+ * `planPass` (a whole branch), the JSON of every run end's candidates out.
+ */
+export function auditCandidates(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): string;
+
+/**
  * Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
  * in, its `Decision` out (whether Pi is about to compact, whether the
  * checkpoint's edits keep it under the threshold, the line `/guard` shows).
@@ -173,6 +179,7 @@ export interface InitOutput {
     readonly memory: WebAssembly.Memory;
     readonly __wbg_cachelog_free: (a: number, b: number) => void;
     readonly __wbg_pass_free: (a: number, b: number) => void;
+    readonly auditCandidates: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
     readonly beforeCompaction: (a: number, b: number) => [number, number, number, number];
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
     readonly cachelog_new: () => number;

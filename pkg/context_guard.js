@@ -171,6 +171,47 @@ export class Pass {
 if (Symbol.dispose) Pass.prototype[Symbol.dispose] = Pass.prototype.free;
 
 /**
+ * The audit's candidates (`guard::audit`): the same input forms as
+ * `planPass` (a whole branch), the JSON of every run end's candidates out.
+ * @param {Uint8Array | number[]} input
+ * @param {Uint8Array | number[]} texts
+ * @param {Uint32Array | number[]} lengths
+ * @returns {string}
+ */
+export function auditCandidates(input, texts, lengths) {
+    let deferred5_0;
+    let deferred5_1;
+    try {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(texts, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.auditCandidates(ptr0, len0, ptr1, len1, ptr2, len2);
+        var ptr4 = ret[0];
+        var len4 = ret[1];
+        if (ret[3]) {
+            ptr4 = 0; len4 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred5_0 = ptr4;
+        deferred5_1 = len4;
+        return getStringFromWasm0(ptr4, len4);
+    } finally {
+        wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+    }
+}
+
+/**
  * Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
  * in, its `Decision` out (whether Pi is about to compact, whether the
  * checkpoint's edits keep it under the threshold, the line `/guard` shows).

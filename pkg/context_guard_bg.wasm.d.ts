@@ -3,6 +3,7 @@
 export const memory: WebAssembly.Memory;
 export const __wbg_cachelog_free: (a: number, b: number) => void;
 export const __wbg_pass_free: (a: number, b: number) => void;
+export const auditCandidates: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const beforeCompaction: (a: number, b: number) => [number, number, number, number];
 export const buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
 export const cachelog_new: () => number;
