@@ -323,16 +323,50 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, String> {
     }
     let mut out = String::from("{\n");
     for (i, (key, value)) in entries.iter().enumerate() {
-        let key = serde_json::to_string(key).map_err(|e| e.to_string())?;
-        let value = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
         out.push_str("  ");
-        out.push_str(&key);
+        out.push_str(&serde_json::to_string(key).map_err(|e| e.to_string())?);
         out.push_str(": ");
-        out.push_str(&value.replace('\n', "\n  "));
+        pretty(value, "  ", &mut out)?;
         out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
     }
     out.push_str("}\n");
     Ok(out)
+}
+
+/// `value` as `serde_json::to_string_pretty` writes it (two spaces a level,
+/// `"key": value`, `[]` and `{}` when empty), each line after the first
+/// indented by `indent`. Written here: the pretty serializer is a second
+/// copy of serde_json's writer in the `.wasm`, for this one file.
+fn pretty(value: &Value, indent: &str, out: &mut String) -> Result<(), String> {
+    let inner = format!("{indent}  ");
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                out.push_str(&inner);
+                pretty(item, &inner, out)?;
+            }
+            out.push('\n');
+            out.push_str(indent);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                out.push_str(&inner);
+                out.push_str(&serde_json::to_string(key).map_err(|e| e.to_string())?);
+                out.push_str(": ");
+                pretty(item, &inner, out)?;
+            }
+            out.push('\n');
+            out.push_str(indent);
+            out.push('}');
+        }
+        other => out.push_str(&serde_json::to_string(other).map_err(|e| e.to_string())?),
+    }
+    Ok(())
 }
 
 /// A JSON object read with its keys in file order (serde_json's `Map` sorts
@@ -511,6 +545,21 @@ mod tests {
         let added = set_enabled("{\"b\": 1, \"a\": 2}", true).unwrap();
         assert_eq!(added, "{\n  \"enabled\": true,\n  \"b\": 1,\n  \"a\": 2\n}\n");
         assert_eq!(set_enabled("  ", false).unwrap(), "{\n  \"enabled\": false\n}\n");
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them_pretty() {
+        let values = serde_json::json!([
+            [], {}, null, true, -3, 1.5, 1e20, "a\"\n\u{1F600}",
+            [1, [2, []], {"z": {}, "a": [null, {"k": "v"}]}],
+            {"nested": {"deeper": [[], [[]], {"x": [1, 2]}]}, "": 0}
+        ]);
+        for v in values.as_array().unwrap().iter().chain([&values]) {
+            let mut written = String::new();
+            pretty(v, "  ", &mut written).unwrap();
+            let expected = serde_json::to_string_pretty(v).unwrap().replace('\n', "\n  ");
+            assert_eq!(written, expected);
+        }
     }
 
     #[test]
