@@ -1,0 +1,91 @@
+// What the guard would do on a branch (issue 11 point 3): the branch
+// projected by Pi's own `buildSessionProjection`, read into the guard's
+// entries by the guard's own `coreEntries`, and sent to the core once
+// (`auditCandidates`, crates/core/src/guard/audit.rs), which applies the
+// pass's candidate rules at every run end and the rewrite measure of the
+// session's main model. Nothing is decided here: this only sums.
+import * as wasm from "../../pkg/context_guard.js";
+import { callCore } from "../core.ts";
+import { coreEntries, type ProjectedEntry } from "../guard/collect.ts";
+import { guardCore } from "../guard/wasm.ts";
+import type { Branch } from "./read.ts";
+
+export interface Candidate {
+  kind: "large" | "small" | "exchange" | "image";
+  entryId: string;
+  tool: string;
+  label: string;
+  /** Characters its edit could keep out of the context (an image: its size minus the stub's). */
+  chars: number;
+  /** Characters the provider writes to its cache again when this is the earliest edit (guard/cache.rs). */
+  rewriteChars: number;
+  basis: string;
+  superseded: boolean;
+  /** The run end (0-based) where it is first a candidate. */
+  run: number;
+}
+
+export interface WouldDo {
+  runs: number;
+  /** How the main model caches: `prefix`, `anthropic` or `openai-codex`. */
+  cache: string;
+  /** Old images: removed with no classifier (the lower bound). */
+  lower: { items: number; chars: number };
+  /**
+   * Every output and image candidate removed whole (the upper bound of what a classifier could remove).
+   * Old exchanges are not in it: an exchange holds its own run's outputs, so they are in `byKind.exchange` only.
+   */
+  upper: { items: number; chars: number; superseded: number; supersededChars: number };
+  byKind: Record<string, { items: number; chars: number; rewriteChars: number }>;
+  candidates: Candidate[];
+}
+
+type Projection = (entries: unknown[], leafId?: string | null) => { entries: ProjectedEntry[] };
+let projection: Projection | undefined;
+
+/** Pi's projection, imported once (Pi is this package's peer dependency). */
+async function piProjection(): Promise<Projection> {
+  if (!projection) {
+    const pi = (await import("@earendil-works/pi-coding-agent")) as { buildSessionProjection?: Projection };
+    if (typeof pi.buildSessionProjection !== "function") throw new Error("this Pi has no buildSessionProjection (Pi 1.3.0 or newer is needed)");
+    projection = pi.buildSessionProjection;
+  }
+  return projection;
+}
+
+const utf8 = new TextEncoder();
+
+export async function wouldDo(branch: Branch, model: { provider: string; api: string } | undefined): Promise<{ ok: true; value: WouldDo } | { ok: false; error: string }> {
+  const project = await piProjection();
+  const projected = project(branch.entries, branch.leafId ?? null).entries;
+  const settings = callCore(() => guardCore.parseSettings(""));
+  if (!settings.ok) return settings;
+  const input = {
+    entries: coreEntries(projected),
+    settings: settings.value.settings,
+    classifier: true,
+    model: { provider: model?.provider ?? "", api: model?.api ?? "", pin: settings.value.settings.pinAnthropicCache },
+  };
+  const result = callCore(() => JSON.parse(wasm.auditCandidates(utf8.encode(JSON.stringify(input)), branch.texts, branch.lengths)) as { runs: number; cache: string; candidates: Candidate[] });
+  if (!result.ok) return result;
+  const { runs, cache, candidates } = result.value;
+  const out: WouldDo = { runs, cache, lower: { items: 0, chars: 0 }, upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 }, byKind: {}, candidates };
+  for (const c of candidates) {
+    const k = (out.byKind[c.kind] ??= { items: 0, chars: 0, rewriteChars: 0 });
+    k.items++;
+    k.chars += c.chars;
+    k.rewriteChars += c.rewriteChars;
+    if (c.kind === "exchange") continue;
+    out.upper.items++;
+    out.upper.chars += c.chars;
+    if (c.superseded) {
+      out.upper.superseded++;
+      out.upper.supersededChars += c.chars;
+    }
+    if (c.kind === "image") {
+      out.lower.items++;
+      out.lower.chars += c.chars;
+    }
+  }
+  return { ok: true, value: out };
+}
