@@ -40,6 +40,8 @@ export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, sources: Rep
     if (compactedFrom !== undefined) inputs.compactedFrom = compactedFrom;
     counts = inputs.messages.tokens;
     result = callCore(() => reportCore.buildReport(inputs));
+    // The series stays on this side, like the counts: the screen draws it from here.
+    if (result.ok) result.value.series = { tokens: inputs.requests.tokens, marks: inputs.requests.marks };
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }

@@ -16,9 +16,9 @@
 // most of it Pi's estimateTokens (tests/bench/report.bench.ts).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { getCurrentSystemMessage } from "@earendil-works/pi-ai";
-import { DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
+import { calculateContextTokens, DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
 import type { KeptOut } from "../kept.ts";
-import type { ContextInputs, Kind, Messages, MessageText, SystemInputs } from "./types.ts";
+import type { ContextInputs, Kind, Messages, MessageText, RequestInputs, SystemInputs } from "./types.ts";
 
 /**
  * How much of a message's text travels to the core for its descriptor: the
@@ -151,6 +151,66 @@ export function columns(list: readonly unknown[]): Messages {
   return { tokens, kind, kinds, describe: (i) => describe(list[i]) };
 }
 
+/** A request's marks: a compaction, a `context_edit` (the guard's distills) since the request before. */
+export const MARK_COMPACTION = 1;
+export const MARK_EDIT = 2;
+
+const finite = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) ? n : 0);
+
+/**
+ * Context per request over the branch: each assistant message with usage Pi counts as valid (not
+ * aborted, not an error, some tokens), as Pi's `calculateContextTokens` counts it, with the marks of
+ * what came before it; the last such usage's cache; and the session's cost as Pi's footer sums it,
+ * over every entry of the session (all branches): usage entries, assistant messages, tool results with
+ * usage, compactions and branch summaries with usage.
+ */
+type UsageLike = { input?: unknown; cacheRead?: unknown; cacheWrite?: unknown; cost?: { total?: unknown } };
+type EntryLike = { type?: string; usage?: UsageLike; message?: { role?: string; stopReason?: string; usage?: UsageLike } } | undefined;
+
+export function requestInputs(branchEntries: readonly unknown[], sessionEntries: readonly unknown[]): RequestInputs {
+  const branch = branchEntries as readonly EntryLike[];
+  const entries = sessionEntries as readonly EntryLike[];
+  const tokens: number[] = [];
+  const marks: number[] = [];
+  let pending = 0;
+  let last: UsageLike | undefined;
+  for (const e of branch) {
+    if (e?.type === "compaction") pending |= MARK_COMPACTION;
+    else if (e?.type === "context_edit") pending |= MARK_EDIT;
+    else if (e?.type === "message" && e.message?.role === "assistant") {
+      const m = e.message;
+      if (m.stopReason === "aborted" || m.stopReason === "error" || !m.usage) continue;
+      let t = 0;
+      try {
+        t = calculateContextTokens(m.usage as Parameters<typeof calculateContextTokens>[0]);
+      } catch {
+        continue;
+      }
+      if (!(t > 0)) continue;
+      tokens.push(t);
+      marks.push(pending);
+      pending = 0;
+      last = m.usage;
+    }
+  }
+  let cost = 0;
+  for (const e of entries) {
+    const usage =
+      e?.type === "usage" || ((e?.type === "compaction" || e?.type === "branch_summary") && e.usage)
+        ? e.usage
+        : e?.type === "message" && (e.message?.role === "assistant" || e.message?.role === "toolResult")
+          ? e.message.usage
+          : undefined;
+    cost += finite(usage?.cost?.total);
+  }
+  return {
+    tokens,
+    marks,
+    last: last ? { input: finite(last.input), cacheRead: finite(last.cacheRead), cacheWrite: finite(last.cacheWrite) } : undefined,
+    cost: cost > 0 ? cost : undefined,
+  };
+}
+
 /** The active tools as the request would declare them, for a session with no system message yet. */
 function activeTools(pi: ExtensionAPI): Loose[] {
   const active = new Set(pi.getActiveTools());
@@ -206,5 +266,6 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext, keptOut?: KeptO
       kept,
     },
     guard: keptOut?.(ctx),
+    requests: requestInputs(branch, manager.getEntries()),
   };
 }

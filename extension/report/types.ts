@@ -15,6 +15,19 @@ export interface ContextInputs {
   compactedFrom?: number;
   /** What the guard keeps out of the window (absent when the guard is switched off). */
   guard?: GuardStats;
+  /** Context per request over the branch, the last request's cache, the session's cost. */
+  requests: RequestInputs;
+}
+
+export interface RequestInputs {
+  /** Pi's `calculateContextTokens` of each request on the branch, oldest first. */
+  tokens: number[];
+  /** Each request's marks: 1 a compaction came before it, 2 a `context_edit`. */
+  marks: number[];
+  /** The last request's usage. */
+  last?: { input: number; cacheRead: number; cacheWrite: number };
+  /** Every entry's `usage.cost.total`, all branches, as Pi's footer sums it (absent when 0). */
+  cost?: number;
 }
 
 export interface SystemInputs {
@@ -128,9 +141,32 @@ export interface ContextReport {
     note: "none" | "unattributed" | "hostCountsMessagesOnly" | "estimateAbove" | "unknown";
   };
   history: { count: number; latest?: { tokensBefore: number; tokensAfter: number; summaryTokens: number } };
+  requests: {
+    count: number;
+    first: number;
+    peak: number;
+    peakAt: number;
+    last: number;
+    compactions: number;
+    edits: number;
+    cache?: { read: number; written: number; uncached: number };
+    cost?: number;
+  };
+  /** The series as collected (added by `readReport`, not by the core): the screen draws it. */
+  series?: { tokens: number[]; marks: number[] };
   largest: Largest[];
   compacted?: { before: number; after: number; afterIsEstimate: boolean; line: string };
-  sentences: { headline: string; threshold: string; composition: string; drift: string; history: string; guard?: string };
+  sentences: {
+    headline: string;
+    threshold: string;
+    composition: string;
+    drift: string;
+    history: string;
+    requests: string;
+    cache?: string;
+    cost?: string;
+    guard?: string;
+  };
   /** The plain-text report, for every mode but the TUI. */
   text: string;
 }

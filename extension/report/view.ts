@@ -1,5 +1,5 @@
-// The /context screen: gauges, the composition table, drift, history and the
-// largest messages, with scrolling, refresh and the guarded compact.
+// The /context screen: gauges, the composition table, drift, history, context
+// per request (a sparkline, spark.ts), the cache and the cost, and the largest messages, with scrolling, refresh and the guarded compact.
 //
 // The screen holds the report the core built; keys only move a slice of it or
 // ask for a new one (`r`, and after a compaction). Every label was sanitized in
@@ -10,6 +10,7 @@ import type { ExtensionAPI, ExtensionContext, Theme, ThemeColor } from "@earendi
 import { type Component, matchesKey, type TUI, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
 import { core } from "../core.ts";
 import { BUSY, type ReportSources, readReport, startCompact } from "./actions.ts";
+import { sparkline } from "./spark.ts";
 import type { ContextReport, Hue } from "./types.ts";
 
 /**
@@ -143,6 +144,26 @@ export class ContextScreen implements Component {
     return wrapTextWithAnsi(this.theme.fg(color, text), Math.max(1, width - 2)).map((l) => ` ${l}`);
   }
 
+  /** Context per request: the sentence, the sparkline with its marks, the cache and the cost. */
+  private requests(width: number): string[] {
+    const r = this.report;
+    const s = r.sentences;
+    const t = this.theme;
+    const lines = this.sentence(s.requests, "muted", width);
+    const series = r.series;
+    if (series && series.tokens.length > 1) {
+      const spark = sparkline(series.tokens, series.marks, width - 2);
+      lines.push(` ${t.fg(HUE_COLOR.hue1, spark.bars)}`);
+      if (spark.marks) {
+        lines.push(` ${t.fg("warning", spark.marks)}`);
+        lines.push(...this.sentence("c: after a compaction, e: after a context edit (the guard's)", "dim", width));
+      }
+    }
+    if (s.cache) lines.push(...this.sentence(s.cache, "dim", width));
+    if (s.cost) lines.push(...this.sentence(s.cost, "dim", width));
+    return lines;
+  }
+
   /** Every body line at this width. */
   private body(width: number): string[] {
     if (this.cache?.width === width) return this.cache.lines;
@@ -164,6 +185,7 @@ export class ContextScreen implements Component {
     if (s.guard) lines.push(...this.sentence(s.guard, "dim", width));
     lines.push("");
     lines.push(...this.sentence(s.history, "muted", width));
+    lines.push(...this.requests(width));
     if (r.largest.length) {
       lines.push("");
       lines.push(...this.sentence("Largest messages", "text", width).map((l) => t.bold(l)));

@@ -38,10 +38,24 @@ const text = (min: number, max: number) => {
 };
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
+// 50 tool definitions (Pi's four, 46 from extensions or MCP) and 20 context files, in the system message.
+const toolDefs = Array.from({ length: 50 }, (_, i) => ({
+  name: ["read", "bash", "edit", "write"][i] ?? `mcp_tool_${i}`,
+  description: text(150, 350),
+  parameters: { type: "object", properties: { path: { type: "string", description: text(30, 60) } } },
+}));
+const contextFiles = Array.from({ length: 20 }, (_, i) => `<project_instructions path="/work/repo/pkg${i}/AGENTS.md">\n${text(300, 3000)}\n</project_instructions>`);
+const sections = {
+  preamble: text(200, 300),
+  rules: text(2000, 3000),
+  docs: text(4000, 6000),
+  project_context: `<project_context>\nProject-specific instructions and guidelines:\n\n${contextFiles.join("\n\n")}\n</project_context>`,
+  cwd: "<cwd>\n/work/repo\n</cwd>",
+};
 // biome-ignore lint: synthetic Pi messages are loosely typed
-const messages: any[] = [
-  { role: "system", content: "", sections: { preamble: text(200, 300), rules: text(2000, 3000), docs: text(4000, 6000) }, timestamp: 0 },
-];
+const messages: any[] = [{ role: "system", content: "", sections, toolsAdded: toolDefs, timestamp: 0 }];
+// Each reply's usage, as a provider reports it: the context grows with the session.
+const usage = (i: number) => ({ input: 200, output: 300, cacheRead: 40 * i, cacheWrite: 500, totalTokens: 1000 + 40 * i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } });
 let call = 0;
 while (messages.length < MESSAGES) {
   const i = messages.length;
@@ -61,23 +75,20 @@ while (messages.length < MESSAGES) {
         { type: "toolCall", id, name: t % 2 ? "read" : "bash", arguments: { command: text(20, 200) } },
       ],
       stopReason: "toolUse",
+      usage: usage(i),
       timestamp: i,
     });
     const size = Math.floor(500 * 80 ** random());
     messages.push({ role: "toolResult", toolCallId: id, toolName: t % 2 ? "read" : "bash", content: [{ type: "text", text: text(size, size + 1) }], isError: false, timestamp: i });
   }
-  messages.push({ role: "assistant", content: [{ type: "text", text: text(200, 2000) }], stopReason: "stop", timestamp: i });
+  messages.push({ role: "assistant", content: [{ type: "text", text: text(200, 2000) }], stopReason: "stop", usage: usage(i), timestamp: i });
 }
 messages.length = MESSAGES;
 const chars = messages.reduce((s, m) => s + JSON.stringify(m).length, 0);
 
-const toolDefs = ["read", "bash", "edit", "write"].map((name) => ({
-  name,
-  description: text(150, 350),
-  parameters: { type: "object", properties: { path: { type: "string", description: text(30, 60) } } },
-}));
+
 const projection = { messages, entries: messages.map((m, i) => ({ sourceEntry: { id: `e${i}` }, messages: [m] })) };
-const branch = messages.map((_, i) => ({ type: "message", id: `e${i}` }));
+const branch = messages.map((m, i) => ({ type: "message", id: `e${i}`, message: m }));
 const events: ReportEvent[] = [];
 // biome-ignore lint: stand-ins for Pi's ExtensionAPI and ExtensionContext
 const pi: any = {
@@ -88,7 +99,7 @@ const pi: any = {
 };
 // biome-ignore lint: as above
 const ctx: any = {
-  sessionManager: { buildSessionProjection: () => projection, getBranch: () => branch },
+  sessionManager: { buildSessionProjection: () => projection, getBranch: () => branch, getEntries: () => branch },
   getContextUsage: () => ({ tokens: 4_200_000, contextWindow: 10_000_000, percent: 42 }),
   model: { provider: "faux", id: "faux-1", contextWindow: 10_000_000 },
   getSystemPrompt: () => text(9000, 9001),
@@ -111,6 +122,7 @@ const figures = (r: ContextReport) => ({
   estimate: r.estimate,
   rows: r.rows,
   drift: r.drift,
+  requests: r.requests,
   largest: r.largest,
 });
 assert.deepEqual(figures(a), figures(b));

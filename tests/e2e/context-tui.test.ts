@@ -178,7 +178,8 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 an
         await settle();
       }
       if (width >= 80) {
-        for (const row of [/^ {4}preamble +\d/, /^ {4}read +\d+ +\d+\.\d%/, /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/]) {
+        // The rows under the prompt and the tools, the results by tool, and the two requests' sparkline.
+        for (const row of [/^ {4}preamble +\d/, /^ {4}read +\d+ +\d+\.\d%/, /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/, /^ Context per request: 2 /, /^ [▁▂▃▄▅▆▇█]{2}$/]) {
           assert.ok(seen.some((l) => row.test(l)), `${row} at width ${width}:\n${seen.join("\n")}`);
         }
       }

@@ -55,6 +55,7 @@ test("the report round-trips through wasm", () => {
         describe: (i) => (i === 0 ? { text: "hello" } : {}),
       },
       history: { count: 0, kept: [] },
+      requests: { tokens: [800, 1000], marks: [0, 2], last: { input: 10, cacheRead: 900, cacheWrite: 90 }, cost: 0.5 },
     }),
   );
   assert.ok(result.ok, result.ok ? "" : result.error);
@@ -71,6 +72,18 @@ test("the report round-trips through wasm", () => {
     ],
   );
   assert.equal(report.estimate, 103);
+  assert.deepEqual(report.requests, {
+    count: 2,
+    first: 800,
+    peak: 1000,
+    peakAt: 2,
+    last: 1000,
+    compactions: 0,
+    edits: 1,
+    cache: { read: 900, written: 90, uncached: 10 },
+    cost: 0.5,
+  });
+  assert.match(report.text, /\nContext per request: 2 on this branch, first 800, peak 1\.0k \(request 2\), last 1\.0k\nLast request's cache: 900 read, 90 written, 10 uncached\nSession cost: \$0\.500 /);
   assert.equal(report.drift.difference, 897);
   assert.match(report.text, /^Context: 1\.0k \/ 10\.0k tokens \(10\.0%\), 9\.0k free/);
   assert.deepEqual(

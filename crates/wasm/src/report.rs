@@ -22,13 +22,22 @@ extern "C" {
 /// - `inputs`: `ContextInputs` as JSON text, without the per-message columns;
 /// - `tokens`, `kind`: Pi's count and the kind of each message, from a
 ///   `Float64Array` and a `Uint32Array` (wasm-bindgen copies the memory);
+/// - `series`, `marks`: each request's context tokens and marks over the
+///   branch, from a `Float64Array` and a `Uint32Array`;
 /// - `describe(index)`: the JSON text of message `index`'s `MessageText`,
 ///   called only for the messages the report lists. A throw, a non-string or
 ///   bad JSON gives that message no descriptor, not a failed report.
 ///
 /// Returns `ContextReport` as JSON text.
 #[wasm_bindgen(js_name = buildReport)]
-pub fn build_report(inputs: &str, tokens: Vec<f64>, kind: Vec<u32>, describe: &Describe) -> Result<String, JsError> {
+pub fn build_report(
+    inputs: &str,
+    tokens: Vec<f64>,
+    kind: Vec<u32>,
+    series: Vec<f64>,
+    marks: Vec<u32>,
+    describe: &Describe,
+) -> Result<String, JsError> {
     let mut texts = |index: usize| -> MessageText {
         describe
             .call(&JsValue::UNDEFINED, u32::try_from(index).unwrap_or(u32::MAX))
@@ -37,7 +46,7 @@ pub fn build_report(inputs: &str, tokens: Vec<f64>, kind: Vec<u32>, describe: &D
             .and_then(|text| report::input::message_text(&text))
             .unwrap_or_default()
     };
-    report::build_json(inputs, tokens, kind, &mut texts).map_err(|e| JsError::new(&e))
+    report::build_json(inputs, (tokens, kind), (series, marks), &mut texts).map_err(|e| JsError::new(&e))
 }
 
 /// One line safe to paint on a terminal, at most `max` JavaScript characters

@@ -102,6 +102,22 @@ function systemRows(inputs: ContextInputs, add: (id: string, label: string, toke
   for (const t of each.sort((a, b) => b.tokens - a.tokens)) add(`tool:${t.label}`, t.label, t.tokens, 0, 1);
 }
 
+/** Context per request: count, first, peak (the first of equal peaks), last, marks, cache, cost. */
+function requestFigures(inputs: ContextInputs): ContextReport["requests"] {
+  const { tokens, marks, last, cost } = inputs.requests;
+  const r = { count: tokens.length, first: 0, peak: 0, peakAt: 0, last: 0, compactions: 0, edits: 0 };
+  tokens.forEach((raw, i) => {
+    const t = whole(raw);
+    if (i === 0) r.first = t;
+    if (i === 0 || t > r.peak) [r.peak, r.peakAt] = [t, i + 1];
+    r.last = t;
+    if ((marks[i] ?? 0) & 1) r.compactions++;
+    if ((marks[i] ?? 0) & 2) r.edits++;
+  });
+  const cache = last ? { read: whole(last.cacheRead), written: whole(last.cacheWrite), uncached: whole(last.input) } : undefined;
+  return { ...r, ...(cache ? { cache } : {}), ...(cost !== undefined && Number.isFinite(cost) && cost > 0 ? { cost } : {}) };
+}
+
 export function buildReport(inputs: ContextInputs): ContextReport {
   // Headline and threshold.
   const positive = (v: number | undefined) => (v !== undefined && whole(v) > 0 ? whole(v) : undefined);
@@ -228,9 +244,10 @@ export function buildReport(inputs: ContextInputs): ContextReport {
     rows,
     drift: { host: tokens, estimate, difference, note },
     history: { count: inputs.history.count, latest: undefined },
+    requests: requestFigures(inputs),
     largest,
     compacted: undefined,
-    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, drift: "", history: "" },
+    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, drift: "", history: "", requests: "" },
     text: "",
   };
 }

@@ -15,6 +15,7 @@
 
 use serde_json::{Map, Value};
 
+use super::requests::RequestInputs;
 use super::{
     CompactionDefaults, CompactionInputs, ContextInputs, HistoryInputs, HostUsage, Kind, LatestCompaction, MessageText,
     Messages, ModelRef, SystemInputs, ToolDigest, MAX_SAFE,
@@ -116,6 +117,21 @@ fn inputs(mut f: Obj) -> Read<ContextInputs> {
             })
         })?,
         compacted_from: f.opt_number("compactedFrom")?,
+        requests: f.object("requests", |mut r| {
+            // The series and its marks cross as typed arrays (`build_json`), never in the JSON.
+            Ok(RequestInputs {
+                tokens: Vec::new(),
+                marks: Vec::new(),
+                last: r.opt_object("last", |mut l| {
+                    Ok([
+                        l.lenient_number("input", 0.0)?,
+                        l.lenient_number("cacheRead", 0.0)?,
+                        l.lenient_number("cacheWrite", 0.0)?,
+                    ])
+                })?,
+                cost: r.opt_number("cost")?,
+            })
+        })?,
         // Lenient inside, as the guard writes it; only `null` is none.
         guard: match f.take("guard") {
             None | Some(Value::Null) => None,
@@ -271,6 +287,7 @@ mod tests {
             "history": {"count": 2, "latest": {"tokensBefore": 90000, "summary": "s"}, "kept": [0, 3]},
             "compactedFrom": 90000.5,
             "guard": {"savedChars": 400, "items": "odd"},
+            "requests": {"tokens": [1600], "last": {"input": 600, "cacheRead": 28000, "cacheWrite": null}, "cost": 0.25},
             "unknown": [1, 2]
         }"#;
         let i = context_inputs(json).expect("inputs");
@@ -305,6 +322,10 @@ mod tests {
         assert_eq!((latest.tokens_before, latest.summary.as_str()), (90000.0, "s"));
         assert_eq!(i.history.kept, [0, 3]);
         assert_eq!(i.compacted_from, Some(90000.5));
+        assert!(i.requests.tokens.is_empty(), "the series comes as a typed array, never from the JSON");
+        let last = i.requests.last.expect("last");
+        assert!(last[0] == 600.0 && last[1] == 28000.0 && last[2].is_nan());
+        assert_eq!(i.requests.cost, Some(0.25));
         let guard = i.guard.expect("guard");
         assert_eq!((guard.saved_chars, guard.items), (400, 0), "the guard's figures are read leniently");
     }
@@ -376,6 +397,11 @@ mod tests {
                 "context inputs: invalid value: history.kept[0] should be a whole number",
             ),
             (r#"{"compactedFrom": "x"}"#, "context inputs: invalid type: compactedFrom should be a number or null"),
+            (r#"{"requests": {"last": 1}}"#, "context inputs: invalid type: requests.last should be an object or null"),
+            (
+                r#"{"requests": {"cost": "1"}}"#,
+                "context inputs: invalid type: requests.cost should be a number or null",
+            ),
         ];
         for (json, message) in cases {
             let got = context_inputs(json).map(|_| ()).unwrap_err();

@@ -10,8 +10,9 @@
 //! The screen only slices and paints it.
 //!
 //! Each concept is its own module: [`composition`] (with [`system`], the
-//! system message's rows), [`threshold`], [`drift`], [`history`], [`largest`],
-//! [`gauge`], [`text`]; [`input`] reads the inputs' JSON.
+//! system message's rows), [`threshold`], [`drift`], [`history`],
+//! [`requests`] (context per request, cache, cost), [`largest`], [`gauge`],
+//! [`text`]; [`input`] reads the inputs' JSON.
 
 pub mod composition;
 pub mod drift;
@@ -19,6 +20,7 @@ pub mod gauge;
 pub mod history;
 pub mod input;
 pub mod largest;
+pub mod requests;
 pub mod system;
 pub mod text;
 pub mod threshold;
@@ -54,6 +56,8 @@ pub struct ContextInputs {
     pub compacted_from: Option<f64>,
     /// What the guard keeps out of the window (`stats`), when the guard is loaded.
     pub guard: Option<crate::kept::Stats>,
+    /// Context per request over the branch, the last request's cache, the session's cost.
+    pub requests: requests::RequestInputs,
 }
 
 /// Pi's own figures for the window.
@@ -264,6 +268,7 @@ pub struct ContextReport {
     pub rows: Vec<composition::Row>,
     pub drift: drift::Drift,
     pub history: history::History,
+    pub requests: requests::Requests,
     pub largest: Vec<largest::Largest>,
     /// The effect of a compaction that just finished (`compacted_from`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -288,6 +293,7 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
     let history = history::history(&inputs.history, &inputs.messages, &rows);
     let largest = largest::largest(&inputs.messages, estimate, texts);
     let compacted = inputs.compacted_from.map(|before| history::compacted(before, headline.tokens, estimate));
+    let requests = requests::requests(&inputs.requests);
     let mut report = ContextReport {
         headline,
         threshold,
@@ -296,6 +302,7 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
         rows,
         drift,
         history,
+        requests,
         largest,
         compacted,
         guard: inputs.guard.clone(),
@@ -308,8 +315,9 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
 }
 
 /// [`build`] in the form the extension calls: [`ContextInputs`] as JSON text
-/// without the two per-message columns, the columns themselves, and the text
-/// lookup; returns the JSON text of [`ContextReport`].
+/// without the two per-message columns and the two per-request ones, the
+/// columns themselves (counts and kinds; context tokens and marks), and the
+/// text lookup; returns the JSON text of [`ContextReport`].
 ///
 /// For a 5,000-message session this is where the time went when the whole
 /// input crossed as one JSON text (5,000 digest objects with text heads: a
@@ -320,11 +328,13 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
 /// `tests/bench/report.bench.ts`).
 pub fn build_json(
     inputs: &str,
-    tokens: Vec<f64>,
-    kind: Vec<u32>,
+    (tokens, kind): (Vec<f64>, Vec<u32>),
+    (series, marks): (Vec<f64>, Vec<u32>),
     texts: &mut dyn FnMut(usize) -> MessageText,
 ) -> Result<String, String> {
     let mut inputs = input::context_inputs(inputs)?;
+    inputs.requests.tokens = series;
+    inputs.requests.marks = marks;
     if kind.len() != tokens.len() {
         return Err(format!("context inputs: {} counts but {} kinds", tokens.len(), kind.len()));
     }
@@ -398,24 +408,36 @@ mod tests {
     fn the_json_form_reads_nulls_as_unknown_and_rejects_garbage() {
         let out = build_json(
             r#"{"usage":{"tokens":null,"contextWindow":1000},"messages":{"kinds":[{"role":"user"}]}}"#,
-            vec![f64::NAN],
-            vec![0],
+            (vec![f64::NAN], vec![0]),
+            (vec![1.0, 3.0], vec![0, 1]),
             &mut no_texts,
         )
         .expect("a report");
         assert!(out.contains(r#""pending":true"#), "{out}");
-        assert!(build_json("not json", vec![], vec![], &mut no_texts).unwrap_or_default().is_empty());
-        assert!(build_json(r#"{"messages":{"kinds":[{"role":5}]}}"#, vec![], vec![], &mut no_texts).is_err());
+        assert!(
+            out.contains(r#""requests":{"count":2,"first":1,"peak":3,"peakAt":2,"last":3,"compactions":1"#),
+            "{out}"
+        );
+        assert!(build_json("not json", (vec![], vec![]), (vec![], vec![]), &mut no_texts)
+            .unwrap_or_default()
+            .is_empty());
+        assert!(build_json(
+            r#"{"messages":{"kinds":[{"role":5}]}}"#,
+            (vec![], vec![]),
+            (vec![], vec![]),
+            &mut no_texts
+        )
+        .is_err());
     }
 
     #[test]
     fn the_columns_must_agree_with_each_other_and_the_kinds() {
         let kinds = r#"{"messages":{"kinds":[{"role":"user"}]}}"#;
-        let short = build_json(kinds, vec![1.0, 2.0], vec![0], &mut no_texts);
+        let short = build_json(kinds, (vec![1.0, 2.0], vec![0]), (vec![], vec![]), &mut no_texts);
         assert_eq!(short, Err("context inputs: 2 counts but 1 kinds".to_string()));
-        let unknown = build_json(kinds, vec![1.0, 2.0], vec![0, 1], &mut no_texts);
+        let unknown = build_json(kinds, (vec![1.0, 2.0], vec![0, 1]), (vec![], vec![]), &mut no_texts);
         assert_eq!(unknown, Err("context inputs: message 1 has kind 1, but there are 1 kinds".to_string()));
-        let fine = build_json(kinds, vec![1.0, 2.0], vec![0, 0], &mut no_texts).expect("a report");
+        let fine = build_json(kinds, (vec![1.0, 2.0], vec![0, 0]), (vec![], vec![]), &mut no_texts).expect("a report");
         assert!(fine.contains(r#""tokens":3,"count":2"#), "{fine}");
         assert!(!fine.contains("counts"), "the per-message counts stay on the host: {fine}");
     }

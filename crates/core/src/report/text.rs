@@ -46,6 +46,14 @@ pub struct Sentences {
     pub composition: String,
     pub drift: String,
     pub history: String,
+    /// Context per request over the branch, in short.
+    pub requests: String,
+    /// The last request's cache, when there was a request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// The session's cost as Pi's footer shows it, when it shows one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<String>,
     /// What context-guard keeps out of the window, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<String>,
@@ -59,6 +67,9 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         composition: format!("Composition (estimate: {} tokens)", count(r.estimate)),
         drift: drift_line(r),
         history: history_line(r),
+        requests: super::requests::series_line(&r.requests),
+        cache: super::requests::cache_line(&r.requests),
+        cost: super::requests::cost_line(&r.requests),
         guard: r.guard.as_ref().map(guard_line),
     }
 }
@@ -228,6 +239,10 @@ pub fn render(r: &ContextReport) -> String {
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", s.history);
+    let _ = writeln!(out, "{}", s.requests);
+    for line in [&s.cache, &s.cost].into_iter().flatten() {
+        let _ = writeln!(out, "{line}");
+    }
     if !r.largest.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "Largest messages");
@@ -338,6 +353,29 @@ mod tests {
         let text = build(&unknown).text;
         assert!(text.starts_with("Context: Window unknown"), "{text}");
         assert!(text.contains("No threshold without a known window"), "{text}");
+    }
+
+    #[test]
+    fn requests_cache_and_cost_follow_the_history() {
+        let mut i = inputs(Some(5000.0));
+        let text = build(&i).text;
+        assert!(
+            text.contains("Compactions: none on this branch\nContext per request: no request on this branch yet\n"),
+            "{text}"
+        );
+        i.requests = super::super::requests::RequestInputs {
+            tokens: vec![1200.0, 5000.0],
+            marks: vec![0, 2],
+            last: Some([100.0, 4000.0, 900.0]),
+            cost: Some(0.0416),
+        };
+        let text = build(&i).text;
+        let expected = "Compactions: none on this branch\n\
+            Context per request: 2 on this branch, first 1.2k, peak 5.0k (request 2), last 5.0k\n\
+            Last request's cache: 4.0k read, 900 written, 100 uncached\n\
+            Session cost: $0.042 (all branches, as Pi's footer sums it)\n";
+        assert!(text.contains(expected), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
     }
 
     #[test]
