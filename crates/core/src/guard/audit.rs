@@ -51,7 +51,8 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
     let s = &input.settings;
     let entries = input.entries.as_slice();
     let sizes: Vec<usize> = entries.iter().map(entry_chars).collect();
-    let mut ends: Vec<usize> = exchange::prompts(entries).into_iter().skip(1).collect();
+    let prompts = exchange::prompts(entries);
+    let mut ends: Vec<usize> = prompts.iter().skip(1).copied().collect();
     ends.push(entries.len());
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut out = Vec::new();
@@ -106,13 +107,23 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
                 run: k,
             });
         }
-        for x in exchange::candidates(sub, &run, s) {
+        // Old exchanges: the one that has just left the last `keepRecentExchanges` (earlier ones were
+        // candidates at earlier run ends), read from its prompt on, so that no run end measures every
+        // exchange before it again.
+        let from = k.checked_sub(s.keep_recent_exchanges.saturating_add(1)).and_then(|j| prompts.get(j)).copied();
+        let window = from.and_then(|f| Some((f, sub.get(f..)?)));
+        let old = window.and_then(|(f, w)| Some((f, w, find_run(w, s)?)));
+        for (f, x) in old
+            .map(|(f, w, r)| (f, exchange::candidates(w, &r, s)))
+            .into_iter()
+            .flat_map(|(f, l)| l.into_iter().map(move |x| (f, x)))
+        {
             if seen.insert(x.prompt_id.clone()) {
                 out.push(Candidate {
                     kind: "exchange",
                     label: crate::text::sanitize_line(js_prefix(&x.prompt, PROMPT_LABEL_MAX), PROMPT_LABEL_MAX),
                     tool: String::new(),
-                    rewrite: measure.measure(x.prompt_index),
+                    rewrite: measure.measure(f + x.prompt_index),
                     entry_id: x.prompt_id,
                     chars: x.chars,
                     superseded: false,
@@ -224,6 +235,27 @@ mod tests {
         assert_eq!(r1.rewrite.basis, crate::guard::cache::Basis::FirstEdit);
         assert_eq!(list[2].rewrite.chars, (8..10).map(size).sum::<usize>());
         let text = candidates_json(&input);
+        // Four runs with outputs: the first two exchanges become old at the third and fourth run ends,
+        // each once, and each exchange's chars are those the pass's own rule gives over the whole branch.
+        let mut more = input.entries.clone();
+        for n in 3..=5 {
+            more.push(entry(&format!("u{n}"), user("next")));
+            more.push(entry(&format!("c{n}"), call(&format!("k{n}"), "pwd")));
+            more.push(entry(&format!("r{n}"), result(&format!("k{n}"), &big)));
+            more.push(entry(&format!("s{n}"), say("ok")));
+        }
+        let input5 = PassInput { entries: more, ..PassInput::default() };
+        let (list5, runs5) = candidates(&input5);
+        assert_eq!(runs5, 5);
+        let exchanges: Vec<(&str, usize, usize)> =
+            list5.iter().filter(|c| c.kind == "exchange").map(|c| (c.entry_id.as_str(), c.run, c.chars)).collect();
+        let last = crate::guard::span::find_run(&input5.entries, &input5.settings).unwrap();
+        let whole: Vec<(String, usize)> = exchange::candidates(&input5.entries, &last, &input5.settings)
+            .into_iter()
+            .map(|x| (x.prompt_id, x.chars))
+            .collect();
+        assert_eq!(whole.len(), 2, "{whole:?}");
+        assert_eq!(exchanges, vec![(whole[0].0.as_str(), 3, whole[0].1), (whole[1].0.as_str(), 4, whole[1].1)]);
         assert!(
             text.starts_with("{\"runs\":2,\"cache\":\"prefix\",\"candidates\":[{\"kind\":\"large\",\"entryId\":\"r1\"")
         );
