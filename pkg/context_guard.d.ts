@@ -74,13 +74,15 @@ export function beforeCompaction(input: string): string;
  * - `inputs`: `ContextInputs` as JSON text, without the per-message columns;
  * - `tokens`, `kind`: Pi's count and the kind of each message, from a
  *   `Float64Array` and a `Uint32Array` (wasm-bindgen copies the memory);
+ * - `series`, `marks`: each request's context tokens and marks over the
+ *   branch, from a `Float64Array` and a `Uint32Array`;
  * - `describe(index)`: the JSON text of message `index`'s `MessageText`,
  *   called only for the messages the report lists. A throw, a non-string or
  *   bad JSON gives that message no descriptor, not a failed report.
  *
  * Returns `ContextReport` as JSON text.
  */
-export function buildReport(inputs: string, tokens: Float64Array | number[], kind: Uint32Array | number[], describe: (index: number) => string): string;
+export function buildReport(inputs: string, tokens: Float64Array | number[], kind: Uint32Array | number[], series: Float64Array | number[], marks: Uint32Array | number[], describe: (index: number) => string): string;
 
 /**
  * Step two: the JSON text of `Outcome` from a planned pass (consumed) and
@@ -181,7 +183,7 @@ export interface InitOutput {
     readonly __wbg_pass_free: (a: number, b: number) => void;
     readonly auditCandidates: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
     readonly beforeCompaction: (a: number, b: number) => [number, number, number, number];
-    readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number, number, number];
+    readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: any) => [number, number, number, number];
     readonly cachelog_new: () => number;
     readonly cachelog_observe: (a: number, b: number, c: number, d: number, e: number) => void;
     readonly cachelog_plan: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];

@@ -246,6 +246,8 @@ export function beforeCompaction(input) {
  * - `inputs`: `ContextInputs` as JSON text, without the per-message columns;
  * - `tokens`, `kind`: Pi's count and the kind of each message, from a
  *   `Float64Array` and a `Uint32Array` (wasm-bindgen copies the memory);
+ * - `series`, `marks`: each request's context tokens and marks over the
+ *   branch, from a `Float64Array` and a `Uint32Array`;
  * - `describe(index)`: the JSON text of message `index`'s `MessageText`,
  *   called only for the messages the report lists. A throw, a non-string or
  *   bad JSON gives that message no descriptor, not a failed report.
@@ -254,14 +256,16 @@ export function beforeCompaction(input) {
  * @param {string} inputs
  * @param {Float64Array | number[]} tokens
  * @param {Uint32Array | number[]} kind
+ * @param {Float64Array | number[]} series
+ * @param {Uint32Array | number[]} marks
  * @param {(index: number) => string} describe
  * @returns {string}
  */
-export function buildReport(inputs, tokens, kind, describe) {
-    let deferred5_0;
-    let deferred5_1;
+export function buildReport(inputs, tokens, kind, series, marks, describe) {
+    let deferred7_0;
+    let deferred7_1;
     try {
-        let ptr0, len0, ptr1, len1, ptr2, len2;
+        let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4;
         try {
             ptr0 = passStringToWasm0(inputs, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len0 = WASM_VECTOR_LEN;
@@ -269,24 +273,30 @@ export function buildReport(inputs, tokens, kind, describe) {
             len1 = WASM_VECTOR_LEN;
             ptr2 = passArray32ToWasm0(kind, wasm.__wbindgen_malloc);
             len2 = WASM_VECTOR_LEN;
+            ptr3 = passArrayF64ToWasm0(series, wasm.__wbindgen_malloc);
+            len3 = WASM_VECTOR_LEN;
+            ptr4 = passArray32ToWasm0(marks, wasm.__wbindgen_malloc);
+            len4 = WASM_VECTOR_LEN;
         } catch (e) {
+            if (ptr4) { wasm.__wbindgen_free(ptr4, len4 * 4, 4); }
+            if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 8, 8); }
             if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 8, 8); }
             if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
             throw e;
         }
-        const ret = wasm.buildReport(ptr0, len0, ptr1, len1, ptr2, len2, describe);
-        var ptr4 = ret[0];
-        var len4 = ret[1];
+        const ret = wasm.buildReport(ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4, describe);
+        var ptr6 = ret[0];
+        var len6 = ret[1];
         if (ret[3]) {
-            ptr4 = 0; len4 = 0;
+            ptr6 = 0; len6 = 0;
             throw takeFromExternrefTable0(ret[2]);
         }
-        deferred5_0 = ptr4;
-        deferred5_1 = len4;
-        return getStringFromWasm0(ptr4, len4);
+        deferred7_0 = ptr6;
+        deferred7_1 = len6;
+        return getStringFromWasm0(ptr6, len6);
     } finally {
-        wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+        wasm.__wbindgen_free(deferred7_0, deferred7_1, 1);
     }
 }
 
