@@ -20,7 +20,7 @@ export async function writeSession(path: string, shape: Shape): Promise<{ bytes:
   const write = async (entry: object) => {
     const line = `${JSON.stringify(entry)}\n`;
     bytes += Buffer.byteLength(line);
-    if (!out.write(line)) await new Promise((r) => out.once("drain", r));
+    if (!out.write(line)) await new Promise<void>((r) => out.once("drain", () => r()));
   };
   let id = 0;
   let parent: string | null = null;

@@ -57,6 +57,8 @@ export interface SessionOptions {
   contextWindow?: number;
   /** The stand-in classifier's `contextWindow` in tokens (default 262,144). */
   classifierContextWindow?: number;
+  /** Persist the session as Pi does, as a JSONL file in this folder (default: in memory, no file). */
+  sessionDir?: string;
   /** Runs on the agent dir before Pi starts (to write models.json, say). */
   beforeStart?: (agentDir: string) => void;
   /**
@@ -182,7 +184,7 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
     cwd,
     agentDir,
     resourceLoader: loader,
-    sessionManager: agent.SessionManager.inMemory(cwd),
+    sessionManager: options.sessionDir ? agent.SessionManager.create(cwd, options.sessionDir) : agent.SessionManager.inMemory(cwd),
     model: faux.getModel(),
   });
 

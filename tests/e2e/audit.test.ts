@@ -1,0 +1,152 @@
+// `pi-context-guard audit` on session files written by real Pi (CG_PI picks
+// 1.6.0 or 1.3.0), with and without the guard, its figures checked against
+// the session Pi held; bad input files; a generated 200 MB session under a
+// 512 MB heap.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { writeSession } from "../harness/audit-sessions.ts";
+import { keepChunks } from "../harness/classifier.ts";
+import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
+import { type Loose, piVersion, repoRoot } from "../harness/pi.ts";
+import { startSession } from "../harness/session.ts";
+
+const bin = join(repoRoot, "bin", "pi-context-guard.mjs");
+const node = process.execPath;
+
+function audit(args: string[], heapMb?: number) {
+  const flags = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
+  const r = spawnSync(node, [...flags, bin, "audit", ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A real Pi session with a large search and a read, persisted in `dir`; returns what Pi held. */
+async function recorded(dir: string, guard: boolean) {
+  const pi = await startSession({
+    files: fixtureRepo(),
+    sessionDir: dir,
+    // Keeps the first chunk of each output: the search is distilled.
+    classifier: keepChunks(() => [1]),
+    guardSettings: guard ? undefined : { enabled: false },
+    script: [
+      { tool: "bash", args: { command: "rg -n status src/services" }, id: "grep1" },
+      { tool: "read", args: { path: "src/lib/status.ts" }, id: "read1" },
+      "Found them.",
+      "You are welcome.",
+    ],
+  });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    await pi.prompt("Thanks.");
+    const branch = pi.branch();
+    return { branch, file: pi.session.sessionManager.getSessionFile() as string, grep: toolResultEntry(branch, "grep1"), read: toolResultEntry(branch, "read1") };
+  } finally {
+    await pi.dispose();
+  }
+}
+
+test(`Pi ${piVersion}: audit figures of real sessions, with and without the guard`, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-audit-"));
+  try {
+    const on = await recorded(join(dir, "on"), true);
+    const off = await recorded(join(dir, "off"), false);
+    const r = audit(["--json", dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.version, 1);
+    assert.equal(out.sessions.length, 2);
+    for (const [held, guarded] of [[on, true], [off, false]] as const) {
+      const s = out.sessions.find((x: Loose) => x.path === held.file);
+      assert.ok(s, `${held.file} audited`);
+      const assistants = held.branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant");
+      assert.equal(s.branch.requests, assistants.length);
+      assert.equal(s.branch.toolOutput.bash.chars, textOf(held.grep.message).length);
+      assert.equal(s.branch.toolOutput.read.chars, textOf(held.read.message).length);
+      const records = entriesOf(held.branch, "custom", "context-guard");
+      assert.equal(s.branch.guardRecords, records.length);
+      const keptLarge = records.flatMap((e: Loose) => e.data.results).filter((x: Loose) => x.outcome !== "kept" && x.kind === "large");
+      assert.equal(s.branch.keptOut.large ?? 0, keptLarge.reduce((n: number, x: Loose) => n + x.beforeChars - x.afterChars, 0));
+      const ids = s.wouldDo.candidates.map((c: Loose) => c.entryId);
+      if (guarded) {
+        assert.ok(records.length >= 1, "the guard recorded a pass");
+        assert.ok(!ids.includes(held.grep.id), "a distilled output is no candidate");
+      } else {
+        assert.equal(records.length, 0);
+        const grep = s.wouldDo.candidates.find((c: Loose) => c.entryId === held.grep.id);
+        assert.equal(grep.kind, "large");
+        assert.equal(grep.chars, textOf(held.grep.message).length);
+        assert.ok(grep.rewriteChars >= grep.chars, "the rewrite starts at the edited output");
+        assert.equal(s.wouldDo.upper.chars, s.wouldDo.candidates.filter((c: Loose) => c.kind !== "exchange").reduce((n: number, c: Loose) => n + c.chars, 0));
+      }
+    }
+    // The text form: one sparkline line per session, and the total.
+    const t = audit([dir]);
+    assert.equal(t.code, 0);
+    assert.match(t.stdout, /^total: 2 sessions/m);
+    const page = join(dir, "audit.html");
+    assert.equal(audit(["--html", page, dir]).code, 0);
+    const html = readFileSync(page, "utf8");
+    assert.equal((html.match(/<svg /g) ?? []).length, 3, "a context chart per session and the tool chart");
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("bad input: a clear message per file, the others audited, exit 0 with one read and 1 with none", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-audit-bad-"));
+  try {
+    const good = join(dir, "good.jsonl");
+    await writeSession(good, { bytes: 50_000, outputChars: 5_000, callsPerRun: 2 });
+    const cut = join(dir, "cut.jsonl");
+    writeFileSync(cut, readFileSync(good));
+    appendFileSync(cut, '{"type":"message","id":"x1","parentId":"e1","message":{"role":"assi');
+    const unknown = join(dir, "unknown.jsonl");
+    writeFileSync(unknown, readFileSync(good));
+    appendFileSync(unknown, '{"type":"hologram","id":"h1","parentId":"e2"}\n');
+    writeFileSync(join(dir, "notes.jsonl"), '{"hello":"world"}\n');
+    writeFileSync(join(dir, "old.jsonl"), '{"type":"session","version":2,"id":"o","cwd":"/"}\n');
+    writeFileSync(join(dir, "new.jsonl"), '{"type":"session","version":4,"id":"n","cwd":"/"}\n');
+    const r = audit(["--json", dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.sessions.length, 3);
+    const warnings = (name: string) => out.sessions.find((s: Loose) => s.path.endsWith(name)).warnings;
+    assert.deepEqual(warnings("good.jsonl"), []);
+    assert.match(warnings("cut.jsonl")[0], /line \d+ is cut short/);
+    assert.match(warnings("unknown.jsonl")[0], /unknown type "hologram"/);
+    const failed = Object.fromEntries(out.failed.map((f: Loose) => [f.path.split("/").at(-1), f.error]));
+    assert.match(failed["notes.jsonl"], /not a Pi session/);
+    assert.match(failed["old.jsonl"], /v2 is from an older Pi/);
+    assert.match(failed["new.jsonl"], /v4 is from a newer Pi/);
+    assert.match(r.stderr, /notes\.jsonl: not a Pi session/);
+    // The cut line does not change the figures.
+    assert.deepEqual(out.sessions.find((s: Loose) => s.path.endsWith("cut.jsonl")).branch, out.sessions.find((s: Loose) => s.path.endsWith("good.jsonl")).branch);
+    const none = audit([join(dir, "notes.jsonl"), join(dir, "new.jsonl"), join(dir, "missing.jsonl")]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /missing\.jsonl: no such file or folder/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a generated 200 MB session is audited under a 512 MB heap", { timeout: 300_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-audit-big-"));
+  try {
+    const path = join(dir, "big.jsonl");
+    const wrote = await writeSession(path, { bytes: 200 << 20, outputChars: 40_000, callsPerRun: 10 });
+    const r = audit(["--json", path], 512);
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout).sessions[0];
+    assert.equal(s.branch.requests, wrote.requests);
+    assert.equal(s.branch.toolOutput.bash.results, wrote.results);
+    assert.equal(s.wouldDo.runs, wrote.runs);
+    assert.equal(s.wouldDo.byKind.large.items, wrote.results);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
