@@ -24,15 +24,20 @@ export interface Figures {
   /** Context tokens as Pi counts them (`calculateContextTokens` of each assistant message's usage). */
   peakContext: number;
   finalContext: number;
-  /** Context tokens per request with usage, in order (0 where Pi recorded none). */
+  /**
+   * Context tokens of each request with valid usage, in order (Pi's rule, as `/context` counts them:
+   * not aborted, not an error, some tokens).
+   */
   contextSeries: number[];
-  /** Request indexes (into `contextSeries`) after which the guard edited or Pi compacted. */
+  /** Indexes into `contextSeries`: the request before which the guard edited (a `context_edit`) or Pi compacted. */
   editsAt: number[];
   compactionsAt: number[];
   toolOutput: Record<string, ToolOutput>;
   /** What the guard's records say it kept out, by result kind: `beforeChars - afterChars` of every result not kept. */
   keptOut: Record<string, number>;
   guardRecords: number;
+  /** The records' `savedChars`, summed: `/guard`'s "on this branch in all". */
+  guardSavedChars: number;
   /** The classifier's cost the records hold. */
   guardCostUsd: number;
   /** `recall` calls made after the first guard record, and the characters their results brought back. */
@@ -54,6 +59,7 @@ export function emptyFigures(): Figures {
     toolOutput: {},
     keptOut: {},
     guardRecords: 0,
+    guardSavedChars: 0,
     guardCostUsd: 0,
     recallsAfterDistill: 0,
     recalledChars: 0,
@@ -115,8 +121,8 @@ export class Tally {
       const usage = m.usage as Loose | undefined;
       // Pi skips aborted and failed replies and all-zero usage when it reads the context's size (getAssistantUsage).
       const counted = m.stopReason !== "aborted" && m.stopReason !== "error" ? contextTokens(usage) : 0;
-      f.contextSeries.push(counted);
       if (counted > 0) {
+        f.contextSeries.push(counted);
         f.peakContext = Math.max(f.peakContext, counted);
         f.finalContext = counted;
       }
@@ -145,6 +151,7 @@ export class Tally {
   private record(data: Loose): void {
     const f = this.f;
     f.guardRecords++;
+    f.guardSavedChars += num(data.savedChars);
     f.guardCostUsd += num(data.costUsd);
     for (const r of Array.isArray(data.results) ? data.results : []) {
       if (r?.outcome === "kept" || typeof r?.kind !== "string") continue;

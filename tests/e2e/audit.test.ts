@@ -14,6 +14,8 @@ import { fixtureRepo } from "../harness/fixture-repo.ts";
 import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
 import { type Loose, piVersion, repoRoot } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
+import "../../extension/core.ts"; // instantiates the wasm module
+import * as wasm from "../../pkg/context_guard.js";
 
 const bin = join(repoRoot, "bin", "pi-context-guard.mjs");
 const node = process.execPath;
@@ -43,7 +45,11 @@ async function recorded(dir: string, guard: boolean) {
     await pi.prompt("Which services retry on 503?");
     await pi.prompt("Thanks.");
     const branch = pi.branch();
-    return { branch, file: pi.session.sessionManager.getSessionFile() as string, grep: toolResultEntry(branch, "grep1"), read: toolResultEntry(branch, "read1") };
+    await pi.prompt("/context");
+    const context = pi.notifications.at(-1)?.message ?? "";
+    await pi.prompt("/guard");
+    const guardText = pi.notifications.at(-1)?.message ?? "";
+    return { branch, context, guardText, file: pi.session.sessionManager.getSessionFile() as string, grep: toolResultEntry(branch, "grep1"), read: toolResultEntry(branch, "read1") };
   } finally {
     await pi.dispose();
   }
@@ -62,6 +68,16 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
     for (const [held, guarded] of [[on, true], [off, false]] as const) {
       const s = out.sessions.find((x: Loose) => x.path === held.file);
       assert.ok(s, `${held.file} audited`);
+      // What /context said of the same branch: requests with usage, peak and last context.
+      const series = /Context per request: (\d+) on this branch, first (\S+), peak (\S+) \(request \d+\), last (\S+)/.exec(held.context);
+      assert.ok(series, held.context);
+      assert.equal(s.branch.contextSeries.length, Number(series[1]));
+      assert.deepEqual([s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)), [series[2], series[3], series[4]]);
+      // What /guard said: the records' savings on this branch.
+      const saved = /on this branch in all: ~\S+ tokens \((\S+) chars\)/.exec(held.guardText);
+      assert.ok(saved, held.guardText);
+      assert.equal(wasm.shortCount(s.branch.guardSavedChars), saved[1]);
+      if (guarded) assert.ok(s.branch.guardSavedChars > 0);
       const assistants = held.branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant");
       assert.equal(s.branch.requests, assistants.length);
       assert.equal(s.branch.toolOutput.bash.chars, textOf(held.grep.message).length);
