@@ -88,6 +88,22 @@ pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
     pass::finish_json(&pass.planned.state, answers).map_err(|e| JsError::new(&e))
 }
 
+/// A chat model as the judge: its system prompt.
+#[wasm_bindgen(js_name = judgeSystemPrompt)]
+pub fn judge_system_prompt() -> String {
+    context_guard_core::guard::judge::SYSTEM.to_string()
+}
+
+/// A chat model as the judge: the user message for one request, from the
+/// JSON text of its `state` and of its questions as `[id, type,
+/// instructions, [[key, text], …]]` lists (`guard::judge::prompt`). Its reply
+/// goes back to `finishPass` as a `replied` outcome.
+#[wasm_bindgen(js_name = judgePrompt)]
+pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
+    context_guard_core::guard::judge::prompt(state, questions)
+        .ok_or_else(|| JsError::new("judge questions: each must be [id, type, instructions, [[key, text], …]]"))
+}
+
 /// `RecallReply` for a `RecallRequest`.
 #[wasm_bindgen(js_name = recall)]
 pub fn recall_entry(request: &str) -> Result<String, JsError> {

@@ -351,6 +351,42 @@ impl Answers {
     }
 }
 
+impl Answers {
+    /// A chat model's reply to a judge's prompt (`guard/judge.rs`), read as a
+    /// classifier's answers: a number from 0 to 1 (or `true`/`false`) is a
+    /// bool's probability; a string, or `{ choice, probability }`, a choice
+    /// with that probability (1 for a bare string or none given). Any other
+    /// answer is invalid, as a classifier's would be. The object may sit in a
+    /// code fence or after a line of prose; a reply without a JSON object
+    /// holding an `answers` object (a refusal, prose, a cut-off reply) answers
+    /// nothing.
+    pub fn from_judge(reply: &str) -> Answers {
+        let bytes = reply.as_bytes();
+        let value = crate::text::find_byte(bytes, b'{').and_then(|start| {
+            let end = bytes.iter().rposition(|&b| b == b'}')?;
+            serde_json::from_str::<Value>(reply.get(start..=end)?).ok()
+        });
+        let Some(Value::Object(answers)) = value.as_ref().and_then(|v| v.get("answers")) else {
+            return Answers::default();
+        };
+        Answers::new(answers.iter().map(|(id, a)| (id.clone(), judge_answer(a))).collect())
+    }
+}
+
+/// One answer of a judge's reply (see [`Answers::from_judge`]).
+fn judge_answer(a: &Value) -> Option<ClassifierAnswer> {
+    let (choice, p) = match a {
+        Value::Bool(yes) => return Some(ClassifierAnswer::Bool { probability: if *yes { 1.0 } else { 0.0 } }),
+        Value::String(choice) => (choice.as_str(), 1.0),
+        Value::Object(o) => {
+            (o.get("choice")?.as_str()?, o.get("probability").map_or(Some(1.0), |p| probability(Some(p)))?)
+        }
+        _ => return Some(ClassifierAnswer::Bool { probability: probability(Some(a))? }),
+    };
+    let choice = choice.to_string();
+    Some(ClassifierAnswer::Choice { probabilities: Ordered(vec![(choice.clone(), p)]), choice, confidence: p })
+}
+
 impl From<Value> for Answers {
     fn from(v: Value) -> Answers {
         Answers::from_value(&v)
@@ -372,7 +408,8 @@ impl Serialize for Answers {
 
 /// How one request ended, as the extension's request runner reports it
 /// (`extension/guard/requests.ts`, `RequestOutcome`): answered (Pi's result
-/// stopped normally), error, or timeout. Read by hand from a JSON value (like
+/// stopped normally), error, or timeout; a chat model's reply (`replied`,
+/// its `text`) is read by [`Answers::from_judge`] as answered. Read by hand from a JSON value (like
 /// `entry::Message`): an unknown status counts as an error, so it keeps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
@@ -404,6 +441,15 @@ impl RequestOutcome {
                 input_tokens: number(&v, "inputTokens"),
                 cost_usd: number(&v, "costUsd"),
                 answers: v.get("answers").map(Answers::from_value).unwrap_or_default(),
+            },
+            // A chat model's reply (`extension/guard/judge.ts`), read here so that the pass
+            // takes a judge's answers exactly as a classifier's. A reply that is not
+            // the JSON asked for answers nothing, so everything it asked about is kept
+            // (`no-answer`), and its tokens and cost still count: they were spent.
+            Some("replied") => RequestOutcome::Answered {
+                input_tokens: number(&v, "inputTokens"),
+                cost_usd: number(&v, "costUsd"),
+                answers: Answers::from_judge(v.get("text").and_then(Value::as_str).unwrap_or("")),
             },
             Some("timeout") => RequestOutcome::Timeout,
             status => RequestOutcome::Error {
@@ -642,5 +688,70 @@ pub fn trace_p(p: f64) -> String {
     } else {
         // 1..=99, so the conversion is exact.
         format!(".{:02}", r as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bool(p: f64) -> Option<ClassifierAnswer> {
+        Some(ClassifierAnswer::Bool { probability: p })
+    }
+    fn choice(c: &str, p: f64) -> Option<ClassifierAnswer> {
+        Some(ClassifierAnswer::Choice { choice: c.into(), probabilities: Ordered(vec![(c.into(), p)]), confidence: p })
+    }
+
+    #[test]
+    fn a_judge_reply_reads_as_a_classifiers_answers() {
+        let a = Answers::from_judge(
+            r#"{"answers": {"keep_whole": 0.1, "focus": {"choice": "chunk_2", "probability": 0.8}, "chunk_1": 0,
+                "output_1": true, "output_2": false, "c": "none", "d": {"choice": "whole"}}}"#,
+        );
+        for (key, answer) in [
+            ("keep_whole", bool(0.1)),
+            ("focus", choice("chunk_2", 0.8)),
+            ("chunk_1", bool(0.0)),
+            ("output_1", bool(1.0)),
+            ("output_2", bool(0.0)),
+            ("c", choice("none", 1.0)),
+            ("d", choice("whole", 1.0)),
+        ] {
+            assert_eq!(a.get(key).cloned(), answer, "{key}");
+        }
+        // In a code fence, after prose: the object is read.
+        let a = Answers::from_judge("Here you go:\n```json\n{\"answers\": {\"keep_whole\": 0.9}}\n```");
+        assert_eq!(a.get("keep_whole").cloned(), bool(0.9));
+        // Invalid answers are none.
+        let a = Answers::from_judge(
+            r#"{"answers": {"a": 1.5, "b": -0.1, "c": null, "d": [0.5], "e": {"choice": 3}, "f": {"choice": "x", "probability": 2},
+                "g": {"p": 1}, "h": {"choice": "x", "probability": "high"}}}"#,
+        );
+        assert_eq!(a.entries().len(), 8);
+        for k in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            assert_eq!(a.get(k), None, "{k}");
+        }
+    }
+
+    #[test]
+    fn a_judge_reply_without_the_object_answers_nothing() {
+        for reply in [
+            "I can't help with that.",
+            "",
+            "{\"answers\": {\"keep_whole\": 0.1,}}",
+            "{\"answers\": {\"keep_whole\": 0.1",
+            "{\"answer\": {\"keep_whole\": 0.1}}",
+            "{\"answers\": [0.1]}",
+            "} {",
+        ] {
+            assert_eq!(Answers::from_judge(reply), Answers::default(), "{reply}");
+        }
+        let replied =
+            RequestOutcome::from_value(json!({"status": "replied", "text": "no", "inputTokens": 5, "costUsd": 0.25}));
+        assert_eq!(
+            replied,
+            RequestOutcome::Answered { answers: Answers::default(), input_tokens: 5.0, cost_usd: 0.25 }
+        );
     }
 }

@@ -8,7 +8,9 @@
 //!   candidate outputs) and [`settings`] (the settings file);
 //! - chunking: [`chunk`] (one output → chunks → segments);
 //! - requests: [`classify`] (Pi's classifier types, the state of each kind of
-//!   request, how an answer is read), below every module that asks;
+//!   request, how an answer is read), below every module that asks, and
+//!   [`judge`] (a chat model's prompt: the same questions, for a chat
+//!   model; `classify` reads its reply);
 //! - decisions: [`decide`] (the request of one segment of a large output and
 //!   what its answer means);
 //! - whole items: [`items`] (small outputs and the batching every whole item
@@ -45,6 +47,7 @@ pub mod exchange;
 pub mod images;
 pub mod items;
 pub mod json;
+pub mod judge;
 pub mod memo;
 pub mod outcome;
 pub mod pass;

@@ -298,6 +298,58 @@ mod tests {
         assert_eq!(odd.answer("keep_whole"), None);
     }
 
+    /// A judge's reply (`guard/judge.rs`) for the same probabilities as `answers(kw, focus(choice, p), chunks)`.
+    fn replied(kw: f64, choice: &str, p: f64, chunks: &[f64]) -> RequestOutcome {
+        let mut m = serde_json::Map::new();
+        m.insert("keep_whole".into(), json!(kw));
+        m.insert("focus".into(), json!({ "choice": choice, "probability": p }));
+        for (i, p) in chunks.iter().enumerate() {
+            m.insert(format!("chunk_{}", i + 1), json!(p));
+        }
+        let text = format!("{}", json!({ "answers": m }));
+        RequestOutcome::from_value(json!({ "status": "replied", "text": text, "inputTokens": 100, "costUsd": 0.0001 }))
+    }
+
+    #[test]
+    fn a_judge_reply_means_what_the_same_classifier_answers_mean() {
+        let n = 4;
+        for (kw, choice, p, chunks) in [
+            (0.7, "none", 0.9, [0.0; 4]),
+            (0.2, "whole", 0.6, [0.0; 4]),
+            (0.15, "chunk_4", 0.52, [0.9, 0.59, 0.6, 0.1]),
+            (0.1, "none", 0.5, [0.1; 4]),
+            (0.1, "none", 0.9, [0.1, 0.1, 0.7, 0.1]),
+            (0.1, "whole", 0.4, [0.1; 4]),
+            (0.1, "chunk_9", 0.9, [0.1; 4]),
+        ] {
+            let judge = interpret(&replied(kw, choice, p, &chunks), 1, n, &s());
+            assert_eq!(
+                judge,
+                interpret(&answers(kw, focus(choice, p, json!({})), &chunks), 1, n, &s()),
+                "{kw} {choice} {p}"
+            );
+        }
+        // A bare choice is a certain one; a missing chunk answer, a malformed or refused reply keep all, usage counted.
+        let bare = RequestOutcome::from_value(
+            json!({"status": "replied", "text": r#"{"answers":{"keep_whole":0,"focus":"none","chunk_1":0}}"#}),
+        );
+        assert_eq!(interpret(&bare, 1, 1, &s()).reason, Reason::NoneNeeded);
+        let partial = replied(0.1, "none", 0.9, &[0.1; 3]);
+        assert_eq!(interpret(&partial, 1, n, &s()).trace, "no-answer (chunk_4)");
+        for text in ["I can't help with that.", "{\"answers\": {\"keep_whole\": 0.1,", ""] {
+            let o = RequestOutcome::from_value(
+                json!({"status": "replied", "text": text, "inputTokens": 70, "costUsd": 0.002}),
+            );
+            let v = interpret(&o, 1, n, &s());
+            assert_eq!(
+                (v.keep, v.reason, v.trace.as_str()),
+                (vec![true; n], Reason::NoAnswer, "no-answer (keep_whole)"),
+                "{text}"
+            );
+            assert_eq!(o.usage(), (70.0, 0.002));
+        }
+    }
+
     #[test]
     fn trace_probabilities() {
         assert_eq!(trace_p(0.15), ".15");

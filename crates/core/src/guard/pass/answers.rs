@@ -183,8 +183,11 @@ impl<'a> Scan<'a> {
             answers = s.answers()?;
             Some(())
         })?;
+        // Only a classifier's answers are scanned; a judge's reply (`replied`) is
+        // read from its text by `from_value`.
+        let answered = fields.get("status").and_then(Value::as_str) == Some("answered");
         Some(match RequestOutcome::from_value(fields) {
-            RequestOutcome::Answered { input_tokens, cost_usd, .. } => {
+            RequestOutcome::Answered { input_tokens, cost_usd, .. } if answered => {
                 RequestOutcome::Answered { answers, input_tokens, cost_usd }
             }
             other => other,
@@ -287,6 +290,10 @@ mod tests {
                "i":{"type":"other","probability":0.2,"note":[true]}, "j":{"type":"bool","probability":1e-1} } } ],
                "timedOut":false, "ms":1.5 } "#,
             r#"{"outcomes":[],"timedOut":false,"ms":0}"#,
+            // A judge's reply, read from its text; one that is not the JSON asked for answers nothing.
+            r#"{"outcomes":[{"status":"replied","text":"```json\n{\"answers\":{\"keep_whole\":0.2,\"focus\":\"none\"}}\n```",
+               "inputTokens":900,"costUsd":0.002},{"status":"replied","text":"I cannot help.","inputTokens":40,"costUsd":0.0001},
+               {"status":"replied","answers":{"a":{"probability":0.1}}}],"timedOut":false,"ms":3}"#,
             // Odd fields besides the answers read as `from_value` reads them.
             r#"{"outcomes":[{"answers":{}},{"status":"error","message":7},{"status":"answered","inputTokens":null}],"ms":null,"timedOut":1}"#,
         ];
@@ -294,6 +301,10 @@ mod tests {
             let fast = read(t).unwrap_or_else(|| panic!("not read here: {t}"));
             assert_eq!(seen(&fast), seen(&through_value(t)), "{t}");
         }
+        let judged = read(same[3]).unwrap().outcomes;
+        assert_eq!(judged[0].answer("keep_whole"), Some(ClassifierAnswer::Bool { probability: 0.2 }));
+        assert_eq!((judged[0].usage(), judged[1].usage()), ((900.0, 0.002), (40.0, 0.0001)));
+        assert_eq!((judged[1].answer("keep_whole"), judged[2].answer("a")), (None, None));
         // Shapes the extension never sends: left to the value (finish_json reads them so).
         let odd = [
             "[1]",
