@@ -370,11 +370,11 @@ pub fn chars_to_tokens(chars: usize) -> u64 {
 }
 
 /// The indexes of `keys`, largest first; equal keys keep their order. The
-/// report's one sort (each caller sorts indexes, so its code is there once).
+/// report's one sort, on the core's shared one (`order.rs`: `slice::sort`
+/// would add ~4 KB of `.wasm` for its own element type).
 pub fn largest_first(keys: &[u64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(keys.get(i).copied().unwrap_or(0)));
-    order
+    let key = |i: usize| keys.get(i).copied().unwrap_or(0);
+    crate::order::sorted_positions(keys.len(), &mut |a, b| key(b).cmp(&key(a)))
 }
 
 /// `part` as a percentage of `whole` (0 when the whole is 0).
