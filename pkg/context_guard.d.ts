@@ -119,6 +119,19 @@ export function guardSavings(shape: Uint32Array | number[], heads: Uint8Array | 
 export function guardSummary(input: string): string;
 
 /**
+ * A chat model as the judge: the user message for one request, from the
+ * JSON text of its `state` and of its questions as `[id, type,
+ * instructions, [[key, text], …]]` lists (`guard::judge::prompt`). Its reply
+ * goes back to `finishPass` as a `replied` outcome.
+ */
+export function judgePrompt(state: string, questions: string): string;
+
+/**
+ * A chat model as the judge: its system prompt.
+ */
+export function judgeSystemPrompt(): string;
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  */
 export function parseSettings(json: string): string;
@@ -192,6 +205,8 @@ export interface InitOutput {
     readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
+    readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+    readonly judgeSystemPrompt: () => [number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly pass_gate: (a: number) => [number, number];
     readonly pass_skipped: (a: number) => [number, number];

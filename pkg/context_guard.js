@@ -434,6 +434,62 @@ export function guardSummary(input) {
 }
 
 /**
+ * A chat model as the judge: the user message for one request, from the
+ * JSON text of its `state` and of its questions as `[id, type,
+ * instructions, [[key, text], …]]` lists (`guard::judge::prompt`). Its reply
+ * goes back to `finishPass` as a `replied` outcome.
+ * @param {string} state
+ * @param {string} questions
+ * @returns {string}
+ */
+export function judgePrompt(state, questions) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(state, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(questions, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.judgePrompt(ptr0, len0, ptr1, len1);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+
+/**
+ * A chat model as the judge: its system prompt.
+ * @returns {string}
+ */
+export function judgeSystemPrompt() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.judgeSystemPrompt();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  * @param {string} json
  * @returns {string}
