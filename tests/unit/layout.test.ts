@@ -2,7 +2,9 @@
 // at the top of extension/ (docs/DESIGN.md, "Module map"). Imports go one way:
 // no circle, the two parts never import each other, and the base imports
 // neither. `index.ts` is Pi's entry point, above everything: it registers both
-// parts, and nothing imports it.
+// parts, and nothing imports it. `audit/` is the `pi-context-guard audit`
+// command (bin/), not loaded by Pi: it may read the base and both parts, and
+// nothing outside it imports it.
 //
 // The graph is every relative import of extension/**/*.ts, type-only imports
 // included (a type import still ties one module's shape to another's). It is
@@ -18,7 +20,7 @@ import ts from "typescript";
 const extensionDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "extension");
 
 /** The parts a file can belong to; the folder decides. */
-type Part = "entry" | "base" | "report" | "guard";
+type Part = "entry" | "base" | "report" | "guard" | "audit";
 
 /** Module → the modules it imports (paths relative to extension/, `/`-separated). */
 type Graph = Map<string, string[]>;
@@ -51,7 +53,7 @@ function partOf(module: string): Part | undefined {
   if (module === "index.ts") return "entry";
   if (!module.includes("/")) return "base";
   const folder = module.slice(0, module.indexOf("/"));
-  return folder === "report" || folder === "guard" ? folder : undefined;
+  return folder === "report" || folder === "guard" || folder === "audit" ? folder : undefined;
 }
 
 /** Every import the layout forbids, as `a → b: why`. */
@@ -59,10 +61,11 @@ function wrongImports(graph: Graph): string[] {
   const wrong: string[] = [];
   for (const [from, targets] of graph) {
     const part = partOf(from);
-    if (part === undefined) wrong.push(`${from}: in a folder that is neither report/ nor guard/ (add the folder to the layout first)`);
+    if (part === undefined) wrong.push(`${from}: in a folder that is not report/, guard/ or audit/ (add the folder to the layout first)`);
     for (const to of targets) {
       const target = partOf(to);
       if (target === "entry") wrong.push(`${from} → ${to}: nothing imports the entry point`);
+      else if (target === "audit" && part !== "audit") wrong.push(`${from} → ${to}: only audit/ imports audit/ (the command is not part of what Pi loads)`);
       else if (part === "base" && (target === "report" || target === "guard")) wrong.push(`${from} → ${to}: the base imports neither report/ nor guard/`);
       else if (part === "report" && target === "guard") wrong.push(`${from} → ${to}: report/ never imports guard/ (pass a callback from index.ts)`);
       else if (part === "guard" && target === "report") wrong.push(`${from} → ${to}: guard/ never imports report/`);
@@ -140,7 +143,7 @@ test("report/ and guard/ never import each other, the base imports neither, noth
 test("the graph is read from the tree: both parts, the base and their imports are there", () => {
   const graph = importGraph();
   const parts = new Set([...graph.keys()].map(partOf));
-  assert.deepEqual([...parts].sort(), ["base", "entry", "guard", "report"]);
+  assert.deepEqual([...parts].sort(), ["audit", "base", "entry", "guard", "report"]);
   // Guards against a reader that finds no imports at all (which would pass the two tests above).
   assert.ok(graph.get("index.ts")?.includes("report/index.ts"), `index.ts imports: ${graph.get("index.ts")}`);
   assert.ok(graph.get("index.ts")?.includes("guard/index.ts"), `index.ts imports: ${graph.get("index.ts")}`);
@@ -157,16 +160,19 @@ test("the checks name what they find", () => {
     ["guard/figures.ts", []],
     ["report/types.ts", []],
     ["stray/file.ts", ["index.ts"]],
+    ["audit/cli.ts", ["guard/wasm.ts", "report/types.ts", "core.ts"]],
   ]);
   assert.deepEqual(findCycles(graph).sort(), ["core.ts → guard/wasm.ts → core.ts", "report/commands.ts → report/view.ts → report/commands.ts"]);
   graph.set("core.ts", []);
   graph.set("report/types.ts", ["report/types.ts"]);
   assert.deepEqual(findCycles(graph).sort(), ["report/commands.ts → report/view.ts → report/commands.ts", "report/types.ts → report/types.ts"]);
   graph.set("report/types.ts", []);
+  graph.set("guard/figures.ts", ["audit/cli.ts"]);
   assert.deepEqual(wrongImports(graph), [
     "report/view.ts → guard/figures.ts: report/ never imports guard/ (pass a callback from index.ts)",
     "guard/wasm.ts → report/types.ts: guard/ never imports report/",
-    "stray/file.ts: in a folder that is neither report/ nor guard/ (add the folder to the layout first)",
+    "guard/figures.ts → audit/cli.ts: only audit/ imports audit/ (the command is not part of what Pi loads)",
+    "stray/file.ts: in a folder that is not report/, guard/ or audit/ (add the folder to the layout first)",
     "stray/file.ts → index.ts: nothing imports the entry point",
   ]);
 });
