@@ -14,6 +14,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
+import { judgeClassify } from "./judge.ts";
 import type { findClassifier } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
@@ -57,8 +58,11 @@ export async function classifyAndFinish(
 ): Promise<{ ok: true; value: PassOutcome } | { ok: false; error: string }> {
   const requests = lookup.ok ? planned.requests : [];
   if (requests.length > 0) busy(ctx);
-  const classify: Classify = (context, options) =>
-    ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
+  // A chat model named as `model` judges through `complete` with the core's prompt (guard/judge.ts).
+  const classify: Classify =
+    lookup.ok && lookup.judge
+      ? judgeClassify(ctx, lookup.model)
+      : (context, options) => ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
   const run =
     requests.length > 0
       ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })

@@ -14,6 +14,8 @@ export interface ClassifierContext {
 }
 export interface ClassifierResult {
   answers?: Record<string, unknown>;
+  /** A chat model's reply to the judge's prompt (guard/judge.ts), read by the core instead of `answers`. */
+  reply?: string;
   usage?: { input?: number; output?: number; cost?: { total?: number } };
   stopReason?: string;
   errorMessage?: string;
@@ -25,6 +27,7 @@ export type Classify = (
 
 export type RequestOutcome =
   | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
+  | { status: "replied"; text: string; inputTokens: number; costUsd: number }
   | { status: "error"; message: string }
   | { status: "timeout" };
 
@@ -87,6 +90,8 @@ function toOutcome(result: ClassifierResult | undefined): RequestOutcome {
   }
   const input = Number(result.usage?.input);
   const cost = Number(result.usage?.cost?.total);
+  const usage = { inputTokens: Number.isFinite(input) ? input : 0, costUsd: Number.isFinite(cost) ? cost : 0 };
+  if (typeof result.reply === "string") return { status: "replied", text: result.reply, ...usage };
   return {
     status: "answered",
     answers: result.answers && typeof result.answers === "object" ? result.answers : {},

@@ -270,6 +270,8 @@ export interface GuardClassifierContext {
 /** How one request ended: `RequestOutcome` of guard/requests.ts. Answers are checked by the core. */
 export type GuardRequestOutcome =
   | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
+  /** A judge's reply (guard/judge.ts): the core reads its text as the answers (classify.rs `Answers::from_judge`). */
+  | { status: "replied"; text: string; inputTokens: number; costUsd: number }
   | { status: "error"; message: string }
   | { status: "timeout" };
 

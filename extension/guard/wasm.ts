@@ -237,6 +237,17 @@ export const guardCore = {
     }
     return outcome;
   },
+  /** The judge's system prompt (guard/judge.rs `SYSTEM`). */
+  judgeSystemPrompt: (): string => wasm.judgeSystemPrompt(),
+  /**
+   * The judge's user message for one request (guard/judge.rs `prompt`): the state as `JSON.stringify` writes it
+   * (in its order) and the questions as ordered lists, since the core reads JSON objects into sorted maps.
+   */
+  judgePrompt: (request: GuardClassifierContext): string =>
+    wasm.judgePrompt(
+      JSON.stringify(request.state),
+      JSON.stringify(Object.entries(request.questions).map(([id, q]) => [id, q.type, q.instructions, Object.entries(q.criteria)])),
+    ),
   recall: (request: RecallRequest): RecallReply => JSON.parse(wasm.recall(JSON.stringify(request))),
   recallToolInfo: (): RecallToolInfo => JSON.parse(wasm.recallToolInfo()),
   savings: (c: SavingsColumns): { stats: GuardStats; status: StatusText } =>

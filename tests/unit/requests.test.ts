@@ -87,3 +87,17 @@ test("a signal aborted before the call starts nothing", async () => {
   assert.equal(started, 0);
   assert.deepEqual(run.outcomes, [{ status: "timeout" }, { status: "timeout" }]);
 });
+
+test("a judge's reply becomes a `replied` outcome with its usage; a judge that stops otherwise is an error", async () => {
+  const replies = [
+    { stopReason: "stop", reply: '{"answers": {"keep_whole": 0.2}}', usage: { input: 1200, cost: { total: 0.0012 } } },
+    { stopReason: "length", reply: '{"answers": {"keep', errorMessage: undefined },
+    { stopReason: "stop", reply: "", usage: { input: Number.NaN } },
+  ];
+  const run = await runRequests([request(0), request(1), request(2)], async (context) => replies[(context.state as { n: number }).n], { concurrency: 1, timeoutMs: 5_000 });
+  assert.deepEqual(run.outcomes, [
+    { status: "replied", text: '{"answers": {"keep_whole": 0.2}}', inputTokens: 1200, costUsd: 0.0012 },
+    { status: "error", message: "classifier stopped: length" },
+    { status: "replied", text: "", inputTokens: 0, costUsd: 0 },
+  ]);
+});

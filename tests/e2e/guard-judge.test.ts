@@ -1,0 +1,241 @@
+// A chat model as the judge inside real Pi (issue 13): `model` names Pi's
+// `anthropic/claude-haiku-4-5`, Pi's own anthropic provider talks to the
+// loopback Messages server (tests/harness/anthropic-server.ts), and the server
+// plays the judge: it reads the state and the question ids from the prompt the
+// core wrote and answers with scripted JSON. Shown here: the same probabilities
+// distill exactly as the stand-in classifier's; malformed and refused replies
+// keep everything; the judge's tokens and cost reach the record and `/guard`;
+// and with the main model on the same loopback provider, the two kinds of
+// requests stay apart (the judge's carry no cache marks).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { type ClassifyRequest, keepChunks } from "../harness/classifier.ts";
+import { fixtureRepo } from "../harness/fixture-repo.ts";
+import { anthropicSession, ANTHROPIC_MODEL, startAnthropicServer, type AnthropicServer } from "../harness/anthropic-server.ts";
+import { assertKeptFor, assertNoPassFailure, guardRecords } from "../harness/guard-checks.ts";
+import { entriesOf, textOf } from "../harness/inspect.ts";
+import { piVersion, type Loose } from "../harness/pi.ts";
+import { type PiSession, type SessionOptions, startSession, type Step } from "../harness/session.ts";
+
+const JUDGE = "claude-haiku-4-5";
+const judgeSettings = { model: `anthropic/${JUDGE}`, timeoutMs: 20_000 };
+
+/** The run every test makes: a large search (in path order: ripgrep's own order varies) and a large read, then the answer. */
+const script = (): Step[] => [
+  { tool: "bash", args: { command: "rg -n --sort path status src/services" }, id: "grep1" },
+  { tool: "read", args: { path: "src/lib/status.ts", offset: 3 }, id: "read1" },
+  "The services at 3 mod 7 retry on 503; status codes 250-259 are in the table.",
+];
+const question = "Which services retry when the upstream answers 503?";
+
+/** The chunks a test keeps: those holding a needed line (as the stand-in classifier decides). */
+const needed = /=== 503|STATUS_CODE_25\d /;
+const keptChunks = (state: Loose) =>
+  Object.entries((state.chunks ?? {}) as Record<string, string>)
+    .filter(([, text]) => needed.test(text))
+    .map(([id]) => Number(id.replace("chunk_", "")));
+
+/** Whether a body is a judge request: the core's system prompt (guard/judge.rs `SYSTEM`). */
+const isJudge = (body: Loose) => JSON.stringify(body.system ?? "").includes("You are the judge of a context guard");
+
+/** The judge's prompt of a body: the state and the ids it asks about. */
+function promptOf(body: Loose): { state: Loose; ids: string[] } {
+  const text = textOf(body.messages[0]);
+  const state = JSON.parse(text.slice("state:\n".length, text.indexOf("\n\nquestions:\n")));
+  const ids = /\nAnswer every id: (.*)\.\nReply with the JSON object only\.$/.exec(text)?.[1].split(", ") ?? [];
+  return { state, ids };
+}
+
+/** The reply `keepChunks` would give as a classifier, in the judge's JSON (same probabilities). */
+function replyLikeTheStandIn(body: Loose): string {
+  const { state, ids } = promptOf(body);
+  const kept = keptChunks(state);
+  const answers: Record<string, unknown> = {};
+  for (const id of ids) {
+    if (id === "keep_whole") answers[id] = 0.05;
+    else if (id === "focus") answers[id] = kept.length ? { choice: `chunk_${kept[0]}`, probability: 0.7 } : { choice: "none", probability: 0.8 };
+    else if (/^chunk_\d+$/.test(id)) answers[id] = kept.includes(Number(id.slice(6))) ? 0.9 : 0.1;
+    else answers[id] = 0.9;
+  }
+  return JSON.stringify({ answers });
+}
+
+/**
+ * A loopback server whose judge requests are answered by `judge(body)` and whose other requests (a main
+ * model on the same provider) take `main`'s steps in order. One step function for every request, so the
+ * two never take each other's turn.
+ */
+async function judgeServer(judge: (body: Loose) => string, main: Step[] = []): Promise<AnthropicServer> {
+  const steps = [...main];
+  const step = (body: Loose) => {
+    if (isJudge(body)) return judge(body);
+    const next = steps.shift() ?? "done";
+    return typeof next === "function" ? next(body) : next;
+  };
+  return startAnthropicServer(Array.from({ length: 200 }, () => step as Step));
+}
+
+/** A faux main model and the judge on the loopback server; the registry kept for the catalog's prices. */
+async function judgeSession(server: AnthropicServer, options: SessionOptions = {}, withKey = true) {
+  if (withKey) process.env.ANTHROPIC_API_KEY = "loopback-key";
+  else delete process.env.ANTHROPIC_API_KEY;
+  const loopback = anthropicSession(server);
+  let registry: Loose;
+  const keep = (pi: Loose) => pi.on("session_start", (_e: unknown, ctx: Loose) => void (registry = ctx.modelRegistry));
+  const pi = await startSession({ ...loopback.options, extensions: [...(loopback.options.extensions ?? []), keep], files: fixtureRepo(), script: script(), guardSettings: judgeSettings, ...options });
+  return { pi, loopback, price: () => registry.find("anthropic", JUDGE).cost as { input: number; output: number } };
+}
+
+/** The raw outputs, then the edits of a session by tool call id, the entry id in the text made neutral (it differs between sessions). */
+function editsByCall(pi: PiSession): Record<string, string> {
+  const branch = pi.branch();
+  const out: Record<string, string> = {};
+  for (const e of branch) if (e.message?.role === "toolResult") out[`raw ${e.message.toolCallId}`] = textOf(e.message);
+  for (const edit of entriesOf(branch, "context_edit")) {
+    const target = branch.find((e: Loose) => e.id === edit.targetId);
+    out[target.message.toolCallId] = textOf(edit.replacement).replaceAll(edit.targetId, "<entry>");
+  }
+  return out;
+}
+
+/** What the record says of each result, by tool call id (usage and timing left out: they differ by design). */
+function resultsByCall(pi: PiSession): Record<string, unknown> {
+  const branch = pi.branch();
+  const [record] = guardRecords(branch);
+  const out: Record<string, unknown> = {};
+  for (const r of record.results) {
+    const entry = branch.find((e: Loose) => e.id === r.entryId);
+    out[entry.message.toolCallId] = [r.kind, r.outcome, r.reason, r.jev, r.keptChars, r.chars];
+  }
+  return out;
+}
+
+test(`Pi ${piVersion}: a chat model judging with the stand-in's probabilities distills exactly as the stand-in`, async () => {
+  const standIn = await startSession({ files: fixtureRepo(), script: script(), classifier: keepChunks((r: ClassifyRequest) => keptChunks(r.state)) });
+  let expected: { edits: Record<string, string>; results: Record<string, unknown> };
+  try {
+    await standIn.prompt(question);
+    expected = { edits: editsByCall(standIn), results: resultsByCall(standIn) };
+    assert.deepEqual(Object.keys(expected.edits).sort(), ["grep1", "raw grep1", "raw read1", "read1"], "the stand-in distilled both outputs");
+  } finally {
+    await standIn.dispose();
+  }
+
+  const server = await judgeServer(replyLikeTheStandIn);
+  const { pi, price } = await judgeSession(server);
+  try {
+    await pi.prompt(question);
+    assert.equal(pi.classifierCalls.length, 0, "the stand-in classifier was not asked");
+    const judged = server.bodies.filter(isJudge);
+    assert.ok(judged.length >= 2, `the judge was asked (${judged.length} requests)`);
+    assert.equal(judged.length, server.bodies.length, "every loopback request is the judge's (the main model is faux)");
+    for (const body of judged) {
+      assert.equal(body.model, JUDGE);
+      assert.equal(body.messages.length, 1, "one user message: the core's prompt");
+      assert.match(textOf(body.messages[0]), /^state:\n\{/);
+      assert.doesNotMatch(JSON.stringify(body), /cache_control/, "cacheRetention none: no cache marks on a judge request");
+    }
+    assert.deepEqual(editsByCall(pi), expected.edits, "the same outputs, the same replacements");
+    assert.deepEqual(resultsByCall(pi), expected.results, "the same results, reasons and traces");
+
+    // The judge's usage from Pi: every input token the server reported, priced by Pi's catalog.
+    const [record] = guardRecords(pi.branch());
+    assert.equal(record.model, `anthropic/${JUDGE}`);
+    assert.equal(record.requests, judged.length);
+    const usage = server.usage.filter((u) => u.model === JUDGE);
+    const tokens = usage.reduce((n, u) => n + u.uncached + u.read + u.written, 0);
+    const cost = usage.reduce((n, u) => n + ((u.uncached + u.read + u.written) * price().input + u.output * price().output) / 1e6, 0);
+    assert.ok(tokens > 0 && cost > 0, `tokens ${tokens}, cost ${cost}`);
+    assert.equal(record.inputTokens, tokens);
+    assert.ok(Math.abs(record.costUsd - cost) < 1e-12, `record ${record.costUsd} vs priced ${cost}`);
+
+    // /guard shows it.
+    await pi.prompt("/guard");
+    const shown = pi.notifications.at(-1)?.message ?? "";
+    assert.match(shown, new RegExp(`classifier: 1 run-end pass, 0 mid-run checkpoints, ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`), shown);
+    assert.match(shown, /anthropic\/claude-haiku-4-5/);
+    assertNoPassFailure(pi.notifications);
+  } finally {
+    await pi.dispose();
+    await server.close();
+  }
+});
+
+const unreadable: [string, (body: Loose) => string][] = [
+  ["a refusal", () => "I can't help with that."],
+  ["a cut-off answer", (body) => replyLikeTheStandIn(body).slice(0, 40)],
+  ["an answer in another shape", () => JSON.stringify({ result: { keep_whole: 0.1 } })],
+];
+
+for (const [name, reply] of unreadable) {
+  test(`Pi ${piVersion}: ${name} from the judge keeps every output, its cost counted`, async () => {
+    const server = await judgeServer(reply);
+    const { pi } = await judgeSession(server);
+    try {
+      await pi.prompt(question);
+      const judged = server.bodies.filter(isJudge);
+      assert.ok(judged.length >= 2, "the judge was asked");
+      const [record] = guardRecords(pi.branch());
+      assertKeptFor(record, { reason: "no-answer", trace: "no-answer (keep_whole)", timedOut: false });
+      assert.equal(entriesOf(pi.branch(), "context_edit").length, 0, "nothing edited");
+      assert.equal(record.inputTokens, server.usage.reduce((n, u) => n + u.uncached + u.read + u.written, 0), "the tokens spent are counted");
+      assert.ok(record.costUsd > 0);
+      assertNoPassFailure(pi.notifications);
+    } finally {
+      await pi.dispose();
+      await server.close();
+    }
+  });
+}
+
+test(`Pi ${piVersion}: no request without the judge's credential, and the status names its provider`, async () => {
+  const server = await judgeServer(replyLikeTheStandIn);
+  const { pi } = await judgeSession(server, {}, false);
+  try {
+    await pi.prompt(question);
+    assert.equal(server.bodies.length, 0, "no request reached the provider");
+    assert.equal(pi.status("context-guard"), "🛡 no anthropic key");
+    assert.equal(entriesOf(pi.branch(), "context_edit").length, 0);
+  } finally {
+    await pi.dispose();
+    await server.close();
+  }
+});
+
+test(`Pi ${piVersion}: the main model and the judge on the same loopback provider keep their requests apart`, async () => {
+  const server = await judgeServer(replyLikeTheStandIn, [...script(), "Thanks, noted."]);
+  const { pi, loopback } = await judgeSession(server, { guardSettings: { ...judgeSettings, midRun: false } });
+  try {
+    await loopback.select(pi);
+    await pi.prompt(question);
+    await pi.prompt("Thanks.");
+    const main = server.bodies.filter((b) => !isJudge(b));
+    const judged = server.bodies.filter(isJudge);
+    assert.equal(main.length, 4, "the main model's 3 + 1 requests, each with its own step");
+    assert.ok(judged.length >= 2, "the judge was asked");
+    for (const body of main) {
+      assert.equal(body.model, ANTHROPIC_MODEL);
+      assert.doesNotMatch(JSON.stringify(body), /You are the judge|Answer every id/, "no judge text in a main request");
+    }
+    for (const body of judged) {
+      assert.equal(body.model, JUDGE);
+      assert.equal(body.messages.length, 1);
+      // Neither Pi's breakpoints nor the pin's: the pin sees only the main model's payloads.
+      assert.doesNotMatch(JSON.stringify(body), /cache_control/);
+    }
+    // The judge ran between the run's last main request and the next prompt's: the next request is distilled.
+    const firstJudge = server.bodies.findIndex(isJudge);
+    assert.equal(firstJudge, 3, "the judge's requests come after the run's three main requests");
+    const last = main.at(-1);
+    const results = last.messages.flatMap((m: Loose) => (Array.isArray(m.content) ? m.content : [])).filter((b: Loose) => b.type === "tool_result");
+    assert.equal(results.length, 2);
+    for (const r of results) assert.match(JSON.stringify(r.content), /\[context-guard\]/, "the next main request carries the distilled output");
+    // The pin marked the main model's requests only (Pi's own marks are there too).
+    assert.ok(main.every((b) => /cache_control/.test(JSON.stringify(b))));
+    assert.equal(guardRecords(pi.branch())[0].requests, judged.length);
+    assertNoPassFailure(pi.notifications);
+  } finally {
+    await pi.dispose();
+    await server.close();
+  }
+});
