@@ -18,7 +18,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { getCurrentSystemMessage } from "@earendil-works/pi-ai";
 import { calculateContextTokens, DEFAULT_COMPACTION_SETTINGS, estimateTokens, getLatestCompactionEntry } from "@earendil-works/pi-coding-agent";
 import type { KeptOut } from "../kept.ts";
-import type { ContextInputs, Kind, Messages, MessageText, RequestInputs, SystemInputs } from "./types.ts";
+import type { ContextInputs, KeptInputs, Kind, Messages, MessageText, RequestInputs, SystemInputs } from "./types.ts";
 
 /**
  * How much of a message's text travels to the core for its descriptor: the
@@ -211,6 +211,36 @@ export function requestInputs(branchEntries: readonly unknown[], sessionEntries:
   };
 }
 
+/**
+ * The guard's records and the model's recalls on the branch, with their positions: each
+ * `context-guard` record's results (kind, entry, tool, outcome, characters saved) and each `recall`
+ * call's entry. The core counts what is kept out by kind and which outputs were recalled after.
+ */
+export function keptInputs(branchEntries: readonly unknown[]): KeptInputs {
+  const results: KeptInputs["results"] = [];
+  const recalls: KeptInputs["recalls"] = [];
+  branchEntries.forEach((raw, at) => {
+    const e = (raw ?? {}) as Loose;
+    if (e.type === "custom" && e.customType === "context-guard") {
+      const list = ((e.data as Loose | undefined)?.results ?? []) as Loose[];
+      if (!Array.isArray(list)) return;
+      for (const r of list) {
+        if (typeof r?.entryId !== "string") continue;
+        const saved = finite(r.beforeChars) - finite(r.afterChars);
+        results.push({ at, kind: String(r.kind ?? ""), entryId: well(r.entryId), tool: head(r.tool) ?? "", outcome: String(r.outcome ?? ""), saved });
+      }
+    } else if (e.type === "message" && (e.message as Loose | undefined)?.role === "assistant") {
+      const blocks = (e.message as Loose).content;
+      if (!Array.isArray(blocks)) return;
+      for (const b of blocks as Loose[]) {
+        const entryId = (b?.arguments as Loose | undefined)?.entryId;
+        if (b?.type === "toolCall" && b.name === "recall" && typeof entryId === "string") recalls.push({ at, entryId: well(entryId) });
+      }
+    }
+  });
+  return { results, recalls };
+}
+
 /** The active tools as the request would declare them, for a session with no system message yet. */
 function activeTools(pi: ExtensionAPI): Loose[] {
   const active = new Set(pi.getActiveTools());
@@ -267,5 +297,6 @@ export function collect(pi: ExtensionAPI, ctx: ExtensionContext, keptOut?: KeptO
     },
     guard: keptOut?.(ctx),
     requests: requestInputs(branch, manager.getEntries()),
+    keptDetail: keptOut ? keptInputs(branch) : undefined,
   };
 }

@@ -17,6 +17,15 @@ export interface ContextInputs {
   guard?: GuardStats;
   /** Context per request over the branch, the last request's cache, the session's cost. */
   requests: RequestInputs;
+  /** The guard's records and the model's recalls on the branch (absent when the guard is off). */
+  keptDetail?: KeptInputs;
+}
+
+export interface KeptInputs {
+  /** Each result of each `context-guard` record, at its record's position on the branch. */
+  results: { at: number; kind: string; entryId: string; tool: string; outcome: string; saved: number }[];
+  /** Each `recall` call, at its message's position on the branch. */
+  recalls: { at: number; entryId: string }[];
 }
 
 export interface RequestInputs {
@@ -152,6 +161,13 @@ export interface ContextReport {
     cache?: { read: number; written: number; uncached: number };
     cost?: number;
   };
+  /** The guard's part by kind, and its outputs recalled after it kept them out, by tool. */
+  keptDetail?: {
+    kinds: { kind: "large" | "small" | "exchange" | "image"; items: number; chars: number }[];
+    tools: { tool: string; keptOut: number; recalled: number }[];
+    keptOut: number;
+    recalled: number;
+  };
   /** The series as collected (added by `readReport`, not by the core): the screen draws it. */
   series?: { tokens: number[]; marks: number[] };
   largest: Largest[];
@@ -166,6 +182,8 @@ export interface ContextReport {
     cache?: string;
     cost?: string;
     guard?: string;
+    keptKinds?: string[];
+    recalled?: string;
   };
   /** The plain-text report, for every mode but the TUI. */
   text: string;

@@ -183,6 +183,11 @@ export class ContextScreen implements Component {
     }
     lines.push(...this.sentence(s.drift, "dim", width));
     if (s.guard) lines.push(...this.sentence(s.guard, "dim", width));
+    if (s.keptKinds?.length) {
+      lines.push(...this.sentence("  By kind, every pass on this branch:", "dim", width));
+      for (const line of s.keptKinds) lines.push(...this.sentence(`    ${line}`, "dim", width));
+    }
+    if (s.recalled) lines.push(...this.sentence(s.recalled, "dim", width));
     lines.push("");
     lines.push(...this.sentence(s.history, "muted", width));
     lines.push(...this.requests(width));

@@ -1,11 +1,13 @@
 // `/context` and the guard together: the report says what the guard keeps out
-// of the window, with the same figures as `/guard` and the status bar.
+// of the window, with the same figures as `/guard` and the status bar, by kind,
+// and how often the model recalled what it kept out.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { keepMatching } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
-import { piVersion } from "../harness/pi.ts";
+import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
+import { recorder } from "./context-helpers.ts";
 
 const script = [
   [
@@ -47,6 +49,49 @@ test(`Pi ${piVersion}: with the guard switched off, /context has no guard line`,
     assert.doesNotMatch(pi.notifications.at(-1)?.message ?? "", /^context-guard: on/);
   } finally {
     delete process.env.PI_DISABLED_EXTENSIONS;
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: /context shows the guard's part by kind and the outputs the model recalled after it kept them out, by tool`, async () => {
+  const rec = recorder();
+  let pi: Awaited<ReturnType<typeof startSession>> | undefined;
+  // The model recalls the bash output the guard kept out, by the entry id its record names.
+  const recallBash = () => {
+    const record = pi?.branch().findLast((e: Loose) => e.customType === "context-guard");
+    const bash = record?.data.results.find((r: Loose) => r.tool === "bash" && r.outcome !== "kept");
+    return { tool: "recall", args: { entryId: bash?.entryId ?? "none" } };
+  };
+  pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), extensions: [rec.extension], script: [...script, recallBash, "Recalled it."] });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    await pi.prompt("Show me the whole search output again");
+    const branch = pi.branch();
+    assert.ok(branch.some((e: Loose) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "recall"), "the model called recall");
+    await pi.prompt("/context");
+    const detail = rec.last().keptDetail;
+
+    // Expected from the records on the branch: each entry as its newest record left it.
+    const newest = new Map<string, Loose>();
+    for (const e of branch) if (e.customType === "context-guard") for (const r of e.data.results) newest.set(r.entryId, r);
+    const out = [...newest.values()].filter((r) => r.outcome !== "kept");
+    assert.ok(out.length >= 2, JSON.stringify([...newest.values()]));
+    for (const k of detail.kinds) {
+      const mine = out.filter((r) => r.kind === k.kind);
+      assert.equal(k.items, mine.length, k.kind);
+      assert.equal(k.chars, mine.reduce((s, r) => s + r.beforeChars - r.afterChars, 0), k.kind);
+    }
+    assert.equal(detail.keptOut, out.length);
+    assert.equal(detail.recalled, 1);
+    assert.deepEqual(
+      detail.tools.find((t: Loose) => t.tool === "bash"),
+      { tool: "bash", keptOut: out.filter((r) => r.tool === "bash").length, recalled: 1 },
+    );
+    assert.equal(detail.tools.find((t: Loose) => t.tool === "read")?.recalled ?? 0, 0);
+    const text = pi.notifications.at(-1)?.message ?? "";
+    assert.match(text, /\n {2}By kind, every pass on this branch:\n( {4}(large outputs|small outputs|exchanges|images): \d+ kept out, ~[\d.]+k? tokens\n)+/);
+    assert.ok(text.includes(`\nRecalled after the guard kept it out: 1 of ${out.length} (bash 1 of ${out.filter((r) => r.tool === "bash").length})`), text);
+  } finally {
     await pi.dispose();
   }
 });

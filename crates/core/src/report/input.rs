@@ -15,6 +15,7 @@
 
 use serde_json::{Map, Value};
 
+use super::kept_detail::{KeptInputs, KeptResult};
 use super::requests::RequestInputs;
 use super::{
     CompactionDefaults, CompactionInputs, ContextInputs, HistoryInputs, HostUsage, Kind, LatestCompaction, MessageText,
@@ -130,6 +131,25 @@ fn inputs(mut f: Obj) -> Read<ContextInputs> {
                     ])
                 })?,
                 cost: r.opt_number("cost")?,
+            })
+        })?,
+        kept_detail: f.opt_object("keptDetail", |mut k| {
+            Ok(KeptInputs {
+                results: k.list("results", |v, at| {
+                    let mut r = Obj::of(v, at, "an object")?;
+                    Ok(KeptResult {
+                        at: usize::try_from(r.whole("at", usize_max())?).unwrap_or(usize::MAX),
+                        kind: r.string("kind")?,
+                        entry_id: r.string("entryId")?,
+                        tool: r.string("tool")?,
+                        outcome: r.string("outcome")?,
+                        saved: r.lenient_number("saved", 0.0)?,
+                    })
+                })?,
+                recalls: k.list("recalls", |v, at| {
+                    let mut r = Obj::of(v, at, "an object")?;
+                    Ok((usize::try_from(r.whole("at", usize_max())?).unwrap_or(usize::MAX), r.string("entryId")?))
+                })?,
             })
         })?,
         // Lenient inside, as the guard writes it; only `null` is none.
@@ -288,6 +308,8 @@ mod tests {
             "compactedFrom": 90000.5,
             "guard": {"savedChars": 400, "items": "odd"},
             "requests": {"tokens": [1600], "last": {"input": 600, "cacheRead": 28000, "cacheWrite": null}, "cost": 0.25},
+            "keptDetail": {"results": [{"at": 4, "kind": "large", "entryId": "e1", "tool": "bash", "outcome": "distilled", "saved": 900}],
+                           "recalls": [{"at": 7, "entryId": "e1"}]},
             "unknown": [1, 2]
         }"#;
         let i = context_inputs(json).expect("inputs");
@@ -326,6 +348,13 @@ mod tests {
         let last = i.requests.last.expect("last");
         assert!(last[0] == 600.0 && last[1] == 28000.0 && last[2].is_nan());
         assert_eq!(i.requests.cost, Some(0.25));
+        let kept = i.kept_detail.expect("kept detail");
+        let r = &kept.results[0];
+        assert_eq!(
+            (r.at, r.kind.as_str(), r.entry_id.as_str(), r.tool.as_str(), r.outcome.as_str()),
+            (4, "large", "e1", "bash", "distilled")
+        );
+        assert_eq!((r.saved, kept.recalls.clone()), (900.0, vec![(7, "e1".to_string())]));
         let guard = i.guard.expect("guard");
         assert_eq!((guard.saved_chars, guard.items), (400, 0), "the guard's figures are read leniently");
     }
@@ -398,6 +427,10 @@ mod tests {
             ),
             (r#"{"compactedFrom": "x"}"#, "context inputs: invalid type: compactedFrom should be a number or null"),
             (r#"{"requests": {"last": 1}}"#, "context inputs: invalid type: requests.last should be an object or null"),
+            (
+                r#"{"keptDetail": {"recalls": [{"at": "1"}]}}"#,
+                "context inputs: invalid type: keptDetail.recalls[0].at should be a whole number",
+            ),
             (
                 r#"{"requests": {"cost": "1"}}"#,
                 "context inputs: invalid type: requests.cost should be a number or null",

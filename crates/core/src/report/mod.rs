@@ -11,7 +11,8 @@
 //!
 //! Each concept is its own module: [`composition`] (with [`system`], the
 //! system message's rows), [`threshold`], [`drift`], [`history`],
-//! [`requests`] (context per request, cache, cost), [`largest`], [`gauge`],
+//! [`requests`] (context per request, cache, cost), [`kept_detail`] (the
+//! guard's part by kind, recalls by tool), [`largest`], [`gauge`],
 //! [`text`]; [`input`] reads the inputs' JSON.
 
 pub mod composition;
@@ -19,6 +20,7 @@ pub mod drift;
 pub mod gauge;
 pub mod history;
 pub mod input;
+pub mod kept_detail;
 pub mod largest;
 pub mod requests;
 pub mod system;
@@ -58,6 +60,8 @@ pub struct ContextInputs {
     pub guard: Option<crate::kept::Stats>,
     /// Context per request over the branch, the last request's cache, the session's cost.
     pub requests: requests::RequestInputs,
+    /// The guard's records and the model's recalls on the branch, when the guard is loaded.
+    pub kept_detail: Option<kept_detail::KeptInputs>,
 }
 
 /// Pi's own figures for the window.
@@ -276,6 +280,9 @@ pub struct ContextReport {
     /// What the guard keeps out of the window, as the inputs gave it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<crate::kept::Stats>,
+    /// The guard's part by kind and its recalls by tool, when the guard is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_detail: Option<kept_detail::KeptDetail>,
     /// The report's sentences, shared by the screen and the text.
     pub sentences: text::Sentences,
     /// The plain-text report, for every mode but the TUI.
@@ -306,6 +313,7 @@ pub fn build(inputs: &ContextInputs, texts: &mut dyn FnMut(usize) -> MessageText
         largest,
         compacted,
         guard: inputs.guard.clone(),
+        kept_detail: inputs.kept_detail.as_ref().map(kept_detail::detail),
         sentences: text::Sentences::default(),
         text: String::new(),
     };

@@ -54,6 +54,12 @@ pub struct Sentences {
     /// The session's cost as Pi's footer shows it, when it shows one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<String>,
+    /// The guard's part by kind, one line per kind with anything kept out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_kinds: Vec<String>,
+    /// How often the model recalled what the guard kept out, when it is loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recalled: Option<String>,
     /// What context-guard keeps out of the window, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<String>,
@@ -71,6 +77,8 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         cache: super::requests::cache_line(&r.requests),
         cost: super::requests::cost_line(&r.requests),
         guard: r.guard.as_ref().map(guard_line),
+        kept_kinds: r.kept_detail.as_ref().map(super::kept_detail::kind_lines).unwrap_or_default(),
+        recalled: r.kept_detail.as_ref().filter(|d| d.kept_out > 0).map(super::kept_detail::recall_line),
     }
 }
 
@@ -236,6 +244,15 @@ pub fn render(r: &ContextReport) -> String {
     let _ = writeln!(out, "{}", s.drift);
     if let Some(guard) = &s.guard {
         let _ = writeln!(out, "{guard}");
+    }
+    if !s.kept_kinds.is_empty() {
+        let _ = writeln!(out, "  By kind, every pass on this branch:");
+        for line in &s.kept_kinds {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    if let Some(line) = &s.recalled {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", s.history);
