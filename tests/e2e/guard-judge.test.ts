@@ -8,6 +8,8 @@
 // and with the main model on the same loopback provider, the two kinds of
 // requests stay apart (the judge's carry no cache marks).
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { type ClassifyRequest, keepChunks } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
@@ -187,6 +189,80 @@ for (const [name, reply] of unreadable) {
     }
   });
 }
+
+/**
+ * The loopback server behind a proxy that holds each request `delayMs` (or forever) before passing it on:
+ * a slow judge. It counts the requests in flight at once.
+ */
+async function slowJudge(server: AnthropicServer, delayMs: number | "never") {
+  let inFlight = 0;
+  let most = 0;
+  const proxy = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on("data", (c: Buffer) => body.push(c));
+    req.on("end", async () => {
+      most = Math.max(most, ++inFlight);
+      res.on("close", () => inFlight--);
+      if (delayMs === "never") return; // held until the client gives up
+      await new Promise((r) => setTimeout(r, delayMs));
+      const answer = await fetch(server.url + req.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(body) });
+      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "text/event-stream" });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return {
+    /** The loopback server with its URL pointing at the proxy, for `anthropicSession`. */
+    server: { ...server, url },
+    most: () => most,
+    inFlight: () => inFlight,
+    close: () => new Promise<void>((resolve) => {
+      proxy.closeAllConnections();
+      proxy.close(() => resolve());
+    }),
+  };
+}
+
+test(`Pi ${piVersion}: a slow judge runs at most \`concurrency\` requests at once, and one past \`timeoutMs\` keeps everything`, async () => {
+  // The two large outputs' segments: more requests than the limit.
+  const server = await judgeServer(replyLikeTheStandIn);
+  const slow = await slowJudge(server, 150);
+  const { pi } = await judgeSession(slow.server, { guardSettings: { ...judgeSettings, concurrency: 2 } });
+  try {
+    await pi.prompt(question);
+    const judged = server.bodies.filter(isJudge);
+    assert.ok(judged.length >= 3, `more requests than the limit: ${judged.length}`);
+    assert.equal(slow.most(), 2, "never more than 2 judge requests in flight");
+    assert.equal(entriesOf(pi.branch(), "context_edit").length, 2, "both outputs distilled");
+  } finally {
+    await pi.dispose();
+    await slow.close();
+    await server.close();
+  }
+
+  const silent = await judgeServer(replyLikeTheStandIn);
+  const hung = await slowJudge(silent, "never");
+  const timeoutMs = 800;
+  const second = await judgeSession(hung.server, { guardSettings: { ...judgeSettings, timeoutMs } });
+  try {
+    const started = Date.now();
+    await second.pi.prompt(question);
+    const settled = Date.now() - started;
+    assert.ok(settled < timeoutMs + 1_000, `settled after ${settled} ms (budget ${timeoutMs})`);
+    const [record] = guardRecords(second.pi.branch());
+    assertKeptFor(record, { reason: "timeout", trace: "timeout", timedOut: true });
+    // The held requests were aborted at the deadline, not left open.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(hung.inFlight(), 0, "no judge request still open");
+    assert.equal(entriesOf(second.pi.branch(), "context_edit").length, 0);
+    assertNoPassFailure(second.pi.notifications);
+  } finally {
+    await second.pi.dispose();
+    await hung.close();
+    await silent.close();
+  }
+});
 
 test(`Pi ${piVersion}: no request without the judge's credential, and the status names its provider`, async () => {
   const server = await judgeServer(replyLikeTheStandIn);
