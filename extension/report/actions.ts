@@ -6,6 +6,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { type CoreResult, callCore } from "../core.ts";
 import type { KeptOut } from "../kept.ts";
 import { collect } from "./collect.ts";
+import { type ContextExport, toExport } from "./export.ts";
 import type { ContextReport } from "./types.ts";
 import { reportCore } from "./wasm.ts";
 
@@ -18,12 +19,13 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 export const REPORT_EVENT = "context:report";
 
 /**
- * What `context:report` carries: the report, and each projected message's count
- * exactly as the core read it (Pi's `estimateTokens`, in projection order). The
- * counts stay on this side of the boundary rather than being echoed back by the
- * core, which only needs to return what it computed.
+ * What `context:report` carries: the export object (export.ts), that is the report,
+ * and each projected message's count exactly as the core read it (Pi's
+ * `estimateTokens`, in projection order), versioned. The counts stay on this side of
+ * the boundary rather than being echoed back by the core, which only needs to return
+ * what it computed.
  */
-export type ReportEvent = ContextReport & { counts: number[] };
+export type ReportEvent = ContextExport;
 
 /** What the report reads besides Pi, handed in at registration (extension/index.ts). */
 export interface ReportSources {
@@ -31,8 +33,11 @@ export interface ReportSources {
   keptOut?: KeptOut;
 }
 
-/** Reads Pi once, builds the report in the core, and emits it on `pi.events`. */
-export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, sources: ReportSources = {}, compactedFrom?: number): CoreResult<ContextReport> {
+/**
+ * Reads Pi once, builds the report in the core, and emits it on `pi.events` as the
+ * export object; returns that object (a report with its counts).
+ */
+export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, sources: ReportSources = {}, compactedFrom?: number): CoreResult<ContextExport> {
   let result: CoreResult<ContextReport>;
   let counts: Float64Array;
   try {
@@ -45,15 +50,19 @@ export function readReport(pi: ExtensionAPI, ctx: ExtensionContext, sources: Rep
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }
-  if (result.ok) {
-    try {
-      const event: ReportEvent = { ...result.value, counts: Array.from(counts) };
-      pi.events.emit(REPORT_EVENT, event);
-    } catch {
-      // A listener's failure is not the report's.
-    }
+  if (!result.ok) return result;
+  let event: ContextExport;
+  try {
+    event = toExport(result.value, counts, ctx.sessionManager.getSessionId?.() ?? "");
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
   }
-  return result;
+  try {
+    pi.events.emit(REPORT_EVENT, event);
+  } catch {
+    // A listener's failure is not the report's.
+  }
+  return { ok: true, value: event };
 }
 
 export interface CompactCallbacks {

@@ -1,5 +1,6 @@
-// `/context` and `/context compact [instructions]`: the screen in the TUI, the
-// plain-text report elsewhere, and the guarded compact.
+// `/context`, `/context compact [instructions]` and `/context export [path]`: the
+// screen in the TUI, the plain-text report elsewhere, the guarded compact, and the
+// report as a JSON file (export.ts).
 //
 // Every handler is wrapped: a failure becomes a message, never an exception
 // that reaches Pi.
@@ -7,9 +8,23 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { core } from "../core.ts";
 import { say } from "../ui.ts";
 import { BUSY, messageOf, type ReportSources, readReport, startCompact } from "./actions.ts";
+import { exportPath, writeExport } from "./export.ts";
 import { showScreen } from "./view.ts";
 
-export const USAGE = "Usage: /context (the report) or /context compact [instructions]";
+export const USAGE = "Usage: /context (the report), /context compact [instructions] or /context export [path]";
+
+/** `/context export [path]`: the report as JSON, where the user said or in the session's folder. */
+function exportCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, path: string, sources: ReportSources): void {
+  const report = readReport(pi, ctx, sources);
+  if (!report.ok) return say(ctx, `context: the report could not be built: ${report.error}`, "error");
+  let written: string;
+  try {
+    written = writeExport(exportPath(path, ctx.sessionManager, ctx.cwd), report.value);
+  } catch (error) {
+    return say(ctx, `context: the report could not be written: ${core.sanitizeLine(messageOf(error), 300)}`, "error");
+  }
+  say(ctx, `Context report written to ${core.sanitizeLine(written, 400)} (${report.value.schema} v${report.value.version})`, "info");
+}
 
 async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, instructions: string, sources: ReportSources): Promise<void> {
   await new Promise<void>((resolve) => {
@@ -35,6 +50,7 @@ async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComm
   const trimmed = args.trim();
   const [sub = ""] = trimmed.split(/\s+/, 1);
   if (sub === "compact") return compactCommand(pi, ctx, trimmed.slice(sub.length).trim(), sources);
+  if (sub === "export") return exportCommand(pi, ctx, trimmed.slice(sub.length).trim(), sources);
   if (sub) return say(ctx, USAGE, "warning");
   const report = readReport(pi, ctx, sources);
   if (!report.ok) return say(ctx, `context: the report could not be built: ${report.error}`, "error");
@@ -47,9 +63,14 @@ async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComm
 /** Registers `/context` (and its `compact` form). */
 export function registerCommands(pi: ExtensionAPI, sources: ReportSources): void {
   pi.registerCommand("context", {
-    description: "Where the context window goes; /context compact [instructions] compacts from the report",
-    getArgumentCompletions: (prefix: string) =>
-      "compact".startsWith(prefix.trim()) ? [{ value: "compact", label: "compact", description: "Compact, never aborting a turn" }] : null,
+    description: "Where the context window goes; /context compact [instructions] compacts from the report; /context export [path] writes it as JSON",
+    getArgumentCompletions: (prefix: string) => {
+      const all = [
+        { value: "compact", label: "compact", description: "Compact, never aborting a turn" },
+        { value: "export", label: "export", description: "Write the report as JSON (default: the session's folder)" },
+      ].filter((c) => c.value.startsWith(prefix.trim()));
+      return all.length ? all : null;
+    },
     handler: async (args, ctx) => {
       try {
         await contextCommand(pi, args ?? "", ctx, sources);
