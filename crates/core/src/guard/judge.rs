@@ -48,44 +48,46 @@ pub fn prompt(state: &str, questions: &str) -> Option<String> {
     out.push_str(state);
     out.push_str("\n\nquestions:\n");
     let mut ids = String::new();
-    let mut bools: Vec<Line> = Vec::new();
+    let mut bools: Option<Line> = None;
     for q in questions.as_array()? {
         let [id, kind, instructions, criteria] = q.as_array()?.as_slice() else { return None };
-        let (id, instructions, criteria) = (id.as_str()?, instructions.as_str()?, criteria.as_array()?);
+        let (id, instructions) = (id.as_str()?, instructions.as_str()?);
         if !ids.is_empty() {
             ids.push_str(", ");
         }
         ids.push_str(id);
-        let mut pairs = Vec::with_capacity(criteria.len());
-        for c in criteria {
-            let [key, text] = c.as_array()?.as_slice() else { return None };
-            pairs.push((key.as_str()?, text.as_str()?));
-        }
-        if kind.as_str()? != "choice" {
-            let mut text = Text::default();
+        let choice = kind.as_str()? == "choice";
+        let mut text = Text::default();
+        let mut options: Option<Line> = None;
+        if choice {
+            flush(&mut bools, &mut out, true);
+            out.push_str("- ");
+            out.push_str(id);
+            out.push_str(" (choice: give the id of one option): ");
+            out.push_str(instructions);
+            out.push('\n');
+        } else {
             text.add(instructions, id);
-            for (key, criterion) in pairs {
+        }
+        for c in criteria.as_array()? {
+            let [key, criterion] = c.as_array()?.as_slice() else { return None };
+            let (key, criterion) = (key.as_str()?, criterion.as_str()?);
+            if choice {
+                let mut option = Text::default();
+                option.add(criterion, key);
+                merge(&mut options, key, option, &mut out, false);
+            } else {
                 text.add(if key == "true" { "\n  yes: " } else { "\n  no: " }, "");
                 text.add(criterion, id);
             }
-            merge(&mut bools, id, text);
-            continue;
         }
-        write_lines(&mut bools, &mut out, true);
-        out.push_str("- ");
-        out.push_str(id);
-        out.push_str(" (choice: give the id of one option): ");
-        out.push_str(instructions);
-        out.push('\n');
-        let mut options: Vec<Line> = Vec::new();
-        for (key, option) in pairs {
-            let mut text = Text::default();
-            text.add(option, key);
-            merge(&mut options, key, text);
+        if choice {
+            flush(&mut options, &mut out, false);
+        } else {
+            merge(&mut bools, id, text, &mut out, true);
         }
-        write_lines(&mut options, &mut out, false);
     }
-    write_lines(&mut bools, &mut out, true);
+    flush(&mut bools, &mut out, true);
     out.push_str("\nAnswer every id: ");
     out.push_str(&ids);
     out.push_str(".\nReply with the JSON object only.");
@@ -124,36 +126,36 @@ impl Text {
 /// Ids that share one text.
 struct Line {
     ids: String,
-    count: usize,
+    many: bool,
     text: Text,
 }
 
-/// Adds `id`'s text to the last line when both name their id and read the same but for it.
-fn merge(lines: &mut Vec<Line>, id: &str, text: Text) {
-    if let Some(last) = lines.last_mut() {
+/// Adds `id`'s text to the pending line when both name their id and read the same but for it; else
+/// writes the pending line and starts another.
+fn merge(pending: &mut Option<Line>, id: &str, text: Text, out: &mut String, questions: bool) {
+    if let Some(last) = pending {
         if text.named && last.text.named && last.text.generic == text.generic {
             last.ids.push_str(", ");
             last.ids.push_str(id);
-            last.count += 1;
+            last.many = true;
             return;
         }
     }
-    lines.push(Line { ids: id.to_string(), count: 1, text });
+    flush(pending, out, questions);
+    *pending = Some(Line { ids: id.to_string(), many: false, text });
 }
 
-/// Writes (and empties) `lines`: yes/no questions, or a choice's options.
-fn write_lines(lines: &mut Vec<Line>, out: &mut String, questions: bool) {
-    for line in lines.drain(..) {
-        let many = line.count > 1;
-        out.push_str(if questions { "- " } else { "  option " });
-        out.push_str(&line.ids);
-        if questions {
-            out.push_str(if many { " (yes/no, one answer for each id; ID stands for that id)" } else { " (yes/no)" });
-        }
-        out.push_str(": ");
-        out.push_str(if many { &line.text.generic } else { &line.text.literal });
-        out.push('\n');
+/// Writes the pending line, if any: a yes/no question, or a choice's option.
+fn flush(pending: &mut Option<Line>, out: &mut String, questions: bool) {
+    let Some(line) = pending.take() else { return };
+    out.push_str(if questions { "- " } else { "  option " });
+    out.push_str(&line.ids);
+    if questions {
+        out.push_str(if line.many { " (yes/no, one answer for each id; ID stands for that id)" } else { " (yes/no)" });
     }
+    out.push_str(": ");
+    out.push_str(if line.many { &line.text.generic } else { &line.text.literal });
+    out.push('\n');
 }
 
 #[cfg(test)]
