@@ -26,6 +26,13 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, JsError> {
     settings::set_enabled(json, enabled).map_err(|e| JsError::new(&e))
 }
 
+/// The settings file's text with `model` set (`/guard model <provider/id>`); throws when `model` is not
+/// `provider/id` or the text is not a JSON object (the file is then left as it is).
+#[wasm_bindgen(js_name = setModel)]
+pub fn set_model(json: &str, model: &str) -> Result<String, JsError> {
+    settings::set_model(json, model).map_err(|e| JsError::new(&e))
+}
+
 /// A run-end pass between its two steps. The plan stays here, inside the
 /// wasm module, while the extension asks the classifier: only its requests
 /// cross, and `finishPass` reads the rest where it is (see `pass::Planned`).

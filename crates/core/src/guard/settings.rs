@@ -304,6 +304,20 @@ fn quoted(key: &str) -> String {
 /// Empty text gives a new file. Text that is not a JSON object is an error, so
 /// the extension can say so instead of overwriting the user's file.
 pub fn set_enabled(json: &str, enabled: bool) -> Result<String, String> {
+    set_key(json, "enabled", Value::Bool(enabled))
+}
+
+/// The settings file's text with `model` set (for `/guard model <provider/id>`), as
+/// [`set_enabled`] does; `model` must be `provider/id`, as the file's key must.
+pub fn set_model(json: &str, model: &str) -> Result<String, String> {
+    let Some((provider, id)) = split_model(model) else {
+        return Err(format!("{} is not a model as \"provider/id\"; the settings file was not changed", quoted(model)));
+    };
+    set_key(json, "model", Value::String(format!("{provider}/{id}")))
+}
+
+/// The text with `key` set to `value` in its place, or first when new.
+fn set_key(json: &str, key: &str, new: Value) -> Result<String, String> {
     let mut entries: Vec<(String, Value)> = if json.trim().is_empty() {
         Vec::new()
     } else {
@@ -312,14 +326,14 @@ pub fn set_enabled(json: &str, enabled: bool) -> Result<String, String> {
         entries
     };
     let mut found = false;
-    for (key, value) in entries.iter_mut() {
-        if key == "enabled" {
-            *value = Value::Bool(enabled);
+    for (k, value) in entries.iter_mut() {
+        if k == key {
+            *value = new.clone();
             found = true;
         }
     }
     if !found {
-        entries.insert(0, ("enabled".to_string(), Value::Bool(enabled)));
+        entries.insert(0, (key.to_string(), new));
     }
     let mut out = String::from("{\n");
     for (i, (key, value)) in entries.iter().enumerate() {
@@ -560,6 +574,25 @@ mod tests {
             let expected = serde_json::to_string_pretty(v).unwrap().replace('\n', "\n  ");
             assert_eq!(written, expected);
         }
+    }
+
+    #[test]
+    fn set_model_writes_provider_and_id_and_refuses_anything_else() {
+        let out = set_model(
+            "{ \"enabled\": true, \"model\": \"openrouter/~typesafe/jev-latest\" }",
+            " anthropic/claude-haiku-4-5 ",
+        )
+        .unwrap();
+        assert_eq!(out, "{\n  \"enabled\": true,\n  \"model\": \"anthropic/claude-haiku-4-5\"\n}\n");
+        let (s, w) = parse(&out);
+        assert!(w.is_empty());
+        assert_eq!((s.model_provider.as_str(), s.model_id.as_str()), ("anthropic", "claude-haiku-4-5"));
+        assert_eq!(set_model("", "openai/gpt-5-mini").unwrap(), "{\n  \"model\": \"openai/gpt-5-mini\"\n}\n");
+        for bad in ["anthropic", "/x", "x/", ""] {
+            let err = set_model("{}", bad).unwrap_err();
+            assert!(err.contains("is not a model as \"provider/id\""), "{err}");
+        }
+        assert!(set_model("[]", "a/b").unwrap_err().contains("not changed"));
     }
 
     #[test]
