@@ -85,7 +85,7 @@ pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, Js
 #[wasm_bindgen(js_name = planCheckpoint)]
 pub fn plan_checkpoint(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
     let (planned, gate) = checkpoint::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
-    Ok(Pass { planned, gate: Some(serde_json::to_string(&gate).map_err(|e| JsError::new(&e.to_string()))?) })
+    Ok(Pass { planned, gate: Some(gate.to_json().map_err(|e| JsError::new(&e))?) })
 }
 
 /// Step two: the JSON text of `Outcome` from a planned pass (consumed) and
@@ -127,7 +127,7 @@ pub fn recall_tool_info() -> String {
 /// the tool name and the JSON text of its arguments.
 #[wasm_bindgen(js_name = toolLabel)]
 pub fn tool_label(tool: &str, args: &str) -> String {
-    render::tool_label(tool, &serde_json::from_str(args).unwrap_or(serde_json::Value::Null))
+    render::tool_label_json(tool, args)
 }
 
 /// A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.

@@ -28,10 +28,7 @@ impl CacheLog {
     /// The `Plan` (JSON text) for one Messages request body (JSON text) to
     /// `model` (`provider/id`) at `now_ms`; throws when the body is not JSON.
     pub fn plan(&mut self, body: &str, model: &str, now_ms: f64) -> Result<String, JsError> {
-        let body: serde_json::Value =
-            serde_json::from_str(body).map_err(|e| JsError::new(&format!("request body: {e}")))?;
-        let plan = self.log.plan(&body, model, now_ms);
-        serde_json::to_string(&plan).map_err(|e| JsError::new(&e.to_string()))
+        self.log.plan_json(body, model, now_ms).map_err(|e| JsError::new(&e))
     }
 
     /// The usage of the response to the last planned request (tokens).
@@ -42,7 +39,7 @@ impl CacheLog {
     /// The read points (tool_use ids) for the break-even rules, as JSON text.
     #[wasm_bindgen(js_name = readPoints)]
     pub fn read_points(&self, model: &str, now_ms: f64) -> String {
-        serde_json::to_string(&self.log.read_points(model, now_ms)).unwrap_or_else(|_| "[]".into())
+        self.log.read_points_json(model, now_ms)
     }
 }
 

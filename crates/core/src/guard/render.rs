@@ -47,6 +47,13 @@ fn is_one_line(s: &str, max: usize) -> bool {
         && !b.windows(2).any(|w| w == b"  ")
 }
 
+/// [`tool_label`] with the arguments as JSON text; text that is not JSON
+/// counts as no arguments. (Read here, not in the wasm crate: serde_json's
+/// reader instantiated there is a second copy in the `.wasm`.)
+pub fn tool_label_json(tool: &str, args: &str) -> String {
+    tool_label(tool, &serde_json::from_str(args).unwrap_or(Value::Null))
+}
+
 /// How a call is named in notes and records: the tool, then its main argument
 /// in backticks (bash `command`, read `path`, grep `pattern`, …).
 pub fn tool_label(tool: &str, args: &Value) -> String {

@@ -289,6 +289,14 @@ fn turns_before(entries: &[ContextEntry], prompt_index: usize) -> Vec<usize> {
     out
 }
 
+impl Gate {
+    /// As JSON text, for the wasm crate (serde_json's writer instantiated
+    /// there would be a second copy in the `.wasm`).
+    pub fn to_json(&self) -> Result<String, String> {
+        serde_json::to_string(self).map_err(|e| e.to_string())
+    }
+}
+
 /// [`plan`] over the boundary's forms (`pass::plan_json`'s: the JSON of
 /// [`CheckpointInput`] with long texts out of line); the [`Planned`] is
 /// finished by `pass::finish_json` like a run-end pass's.

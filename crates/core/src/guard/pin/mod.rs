@@ -147,6 +147,20 @@ impl Log {
         plan
     }
 
+    /// [`Log::plan`] over JSON text: the request body in, the `Plan` out.
+    /// The JSON is read and written in the core, not in the wasm crate:
+    /// serde_json's generic code called from a second crate is a second copy
+    /// of it in the `.wasm`.
+    pub fn plan_json(&mut self, body: &str, model: &str, now_ms: f64) -> Result<String, String> {
+        let body: Value = serde_json::from_str(body).map_err(|e| format!("request body: {e}"))?;
+        serde_json::to_string(&self.plan(&body, model, now_ms)).map_err(|e| e.to_string())
+    }
+
+    /// [`Log::read_points`] as JSON text (`[]` if it could not be written).
+    pub fn read_points_json(&self, model: &str, now_ms: f64) -> String {
+        serde_json::to_string(&self.read_points(model, now_ms)).unwrap_or_else(|_| "[]".into())
+    }
+
     /// The response to the last request: its usage, in tokens. Logs the
     /// breakpoints it wrote, and refreshes entries it read clearly past.
     pub fn observe(&mut self, model: &str, cache_read: usize, cache_write: usize) {
