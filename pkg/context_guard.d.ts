@@ -173,6 +173,12 @@ export function sanitizeLine(text: string, max: number): string;
 export function setEnabled(json: string, enabled: boolean): string;
 
 /**
+ * The settings file's text with `model` set (`/guard model <provider/id>`); throws when `model` is not
+ * `provider/id` or the text is not a JSON object (the file is then left as it is).
+ */
+export function setModel(json: string, model: string): string;
+
+/**
  * A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
  */
 export function shortCount(n: number): string;
@@ -217,6 +223,7 @@ export interface InitOutput {
     readonly recallToolInfo: () => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
+    readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly shortCount: (a: number) => [number, number];
     readonly toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
     readonly version: () => [number, number];
