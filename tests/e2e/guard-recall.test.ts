@@ -163,7 +163,10 @@ test(`Pi ${piVersion}: the 2,000-line and 50 KB caps, a cut long line, a patholo
 
     const slow = recalled(branch, "slow");
     assert.match(slow.text, /No lines match|too complex/);
-    assert.ok(took < 2_000, `the whole turn, pathological pattern included, took ${took} ms`);
+    // A hang guard, not a speed test: a pattern that backtracked over 1 MB would take minutes. The whole
+    // turn (four recalls over 1 MB, Pi saving the session) took 1.5 s on this 2-core machine under a load
+    // of 8 and 2-3 s in a full CI run beside other work (where 2 s failed), so the bound is 10 s.
+    assert.ok(took < 10_000, `the whole turn, pathological pattern included, took ${took} ms`);
   } finally {
     await pi.dispose();
   }
