@@ -16,7 +16,7 @@ import { say, setStatus } from "../ui.ts";
 import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
-import { classifierWindow, findClassifier } from "./model.ts";
+import { classifierWindow, findClassifier, listModels } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
@@ -215,9 +215,9 @@ export function registerGuard(pi: ExtensionAPI): void {
   }
 
   pi.registerCommand("guard", {
-    description: "context-guard: status, on, off, reload",
+    description: "context-guard: status, on, off, reload, model [provider/id]",
     getArgumentCompletions: (prefix: string) =>
-      ["status", "on", "off", "reload"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
+      ["status", "on", "off", "reload", "model"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
     handler: async (args: string, ctx: ExtensionCommandContext) => {
       try {
         const word = args.trim().toLowerCase();
@@ -233,6 +233,24 @@ export function registerGuard(pi: ExtensionAPI): void {
           refreshStatus(ctx);
           return say(ctx, `context-guard: ${word === "on" ? "on" : "off"} (saved to ${path})`, "info");
         }
+        if (word === "model" || word.startsWith("model ")) {
+          const { path, settings } = settingsOf(ctx);
+          const chosen = args.trim().slice("model".length).trim();
+          if (!chosen) return say(ctx, await listModels(ctx, settings.model), "info");
+          const current = readSettingsText(path);
+          if (current.error) return say(ctx, `context-guard: ${current.error}; nothing changed`, "error");
+          const next = callCore(() => guardCore.setModel(current.text ?? "{}", chosen));
+          if (!next.ok) return say(ctx, `context-guard: ${next.error}`, "error");
+          const [provider, id] = [chosen.slice(0, chosen.indexOf("/")), chosen.slice(chosen.indexOf("/") + 1)];
+          const found = findClassifier(ctx, provider, id);
+          if (!found.ok && found.status.endsWith("not found")) return say(ctx, `context-guard: Pi knows no model ${chosen.slice(0, 80)}; nothing changed`, "warning");
+          const failed = writeSettingsText(path, next.value);
+          if (failed) return say(ctx, `context-guard: ${failed}`, "error");
+          loaded = undefined;
+          refreshStatus(ctx);
+          const kind = found.ok ? (found.judge ? "a chat model, the judge" : "a classifier") : found.status;
+          return say(ctx, `context-guard: model ${provider}/${id} (${kind}; saved to ${path})`, "info");
+        }
         if (word === "reload") {
           loaded = undefined;
           warned.clear();
@@ -244,7 +262,7 @@ export function registerGuard(pi: ExtensionAPI): void {
           );
         }
         if (word !== "" && word !== "status") {
-          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off or /guard reload`, "warning");
+          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off, /guard reload or /guard model`, "warning");
         }
         const { settings, path, warnings } = settingsOf(ctx);
         refreshStatus(ctx);

@@ -41,3 +41,45 @@ export function classifierWindow(ctx: ExtensionContext, provider: string, id: st
     return undefined; // a registry that cannot answer: as if the window were unknown
   }
 }
+
+type Listed = { provider: string; id: string; cost?: { input?: number; output?: number } };
+
+/** At most this many chat models in `/guard model`'s list (a credential for a router can reach hundreds). */
+const LISTED_CHAT_MODELS = 20;
+
+/** `$1.00/$5.00 per M tokens in/out`, or nothing when the catalog has no price. */
+function price(m: Listed): string {
+  const input = Number(m.cost?.input);
+  const output = Number(m.cost?.output);
+  return Number.isFinite(input) && Number.isFinite(output) ? `  $${input.toFixed(2)}/$${output.toFixed(2)} per M tokens in/out` : "";
+}
+
+/**
+ * `/guard model`'s text: the models Pi can reach with a credential, classifiers first, then chat models
+ * (the judge) cheapest input first; with no classifier reachable, the cheapest chat model of the session's
+ * own provider as a suggestion. Nothing is switched: `/guard model <provider/id>` saves a choice.
+ */
+export async function listModels(ctx: ExtensionContext, current: string): Promise<string> {
+  const registry = ctx.modelRegistry;
+  const key = (m: Listed) => `${m.provider}/${m.id}`;
+  const mark = (m: Listed) => (key(m) === current ? "  (current)" : "");
+  let classifiers: Listed[] = [];
+  try {
+    classifiers = [...((await registry.getAvailableOfType("classifier")) as unknown as Listed[])];
+  } catch {
+    classifiers = []; // a registry that cannot list them: as if none had a credential
+  }
+  const byInput = (a: Listed, b: Listed) => (Number(a.cost?.input) || Infinity) - (Number(b.cost?.input) || Infinity) || key(a).localeCompare(key(b));
+  const chat = ([...registry.getAvailable()] as Listed[]).sort(byInput);
+  const lines = [`context-guard: model ${current}`];
+  lines.push(classifiers.length ? "classifiers with a credential:" : "classifiers with a credential: none");
+  for (const m of classifiers) lines.push(`  ${key(m)}${mark(m)}`);
+  lines.push(chat.length ? "chat models with a credential (the judge), cheapest input first:" : "chat models with a credential: none");
+  for (const m of chat.slice(0, LISTED_CHAT_MODELS)) lines.push(`  ${key(m)}${price(m)}${mark(m)}`);
+  if (chat.length > LISTED_CHAT_MODELS) lines.push(`  … and ${chat.length - LISTED_CHAT_MODELS} more`);
+  const session = (ctx.model as { provider?: unknown } | undefined)?.provider;
+  const cheapest = chat.find((m) => m.provider === session);
+  if (!classifiers.length && cheapest) lines.push(`No classifier has a credential; the cheapest ${session} model would judge: /guard model ${key(cheapest)}`);
+  lines.push("/guard model <provider/id> saves the choice.");
+  return lines.join("\n");
+}

@@ -221,6 +221,8 @@ function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Ar
 export const guardCore = {
   parseSettings: (text: string): ParsedSettings => JSON.parse(wasm.parseSettings(text)),
   setEnabled: (text: string, enabled: boolean): string => wasm.setEnabled(text, enabled),
+  /** The settings file's text with `model` set; throws when it is not `provider/id` or the text not an object. */
+  setModel: (text: string, model: string): string => wasm.setModel(text, model),
   /** `maxSegmentChars` clipped to what the classifier's window takes, with the warning when it was. */
   fitSegment: (settings: GuardSettings, contextWindow: number | undefined): SegmentFit => JSON.parse(wasm.fitSegment(JSON.stringify(settings), contextWindow)),
   planPass: (input: PassInput): Planned => planWith(wasm.planPass, input),

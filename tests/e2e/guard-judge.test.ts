@@ -8,8 +8,10 @@
 // and with the main model on the same loopback provider, the two kinds of
 // requests stay apart (the judge's carry no cache marks).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { test } from "node:test";
 import { type ClassifyRequest, keepChunks } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
@@ -309,6 +311,44 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
     // The pin marked the main model's requests only (Pi's own marks are there too).
     assert.ok(main.every((b) => /cache_control/.test(JSON.stringify(b))));
     assert.equal(guardRecords(pi.branch())[0].requests, judged.length);
+    assertNoPassFailure(pi.notifications);
+  } finally {
+    await pi.dispose();
+    await server.close();
+  }
+});
+
+test(`Pi ${piVersion}: /guard model lists the models with a credential, classifiers first, and saves a choice`, async () => {
+  const server = await judgeServer(replyLikeTheStandIn);
+  // The stand-in classifier is the configured model; the anthropic provider has a credential.
+  const { pi } = await judgeSession(server, { guardSettings: { timeoutMs: 20_000 } });
+  const file = join(pi.agentDir, "context-guard.json");
+  try {
+    await pi.prompt("/guard model");
+    const list = pi.notifications.at(-1)?.message ?? "";
+    assert.match(list, /^context-guard: model fakejev\/jev-test\nclassifiers with a credential:\n {2}fakejev\/jev-test {2}\(current\)\nchat models with a credential \(the judge\), cheapest input first:\n/);
+    assert.match(list, /\n {2}anthropic\/claude-haiku-4-5 {2}\$\d+\.\d\d\/\$\d+\.\d\d per M tokens in\/out\n/);
+    assert.match(list, /\n\/guard model <provider\/id> saves the choice\.$/);
+    assert.equal(server.bodies.length, 0, "listing sends nothing");
+
+    const before = readFileSync(file, "utf8");
+    for (const [arg, says] of [
+      ["nope", /"nope" is not a model as "provider\/id"; the settings file was not changed/],
+      ["anthropic/no-such-model", /Pi knows no model anthropic\/no-such-model; nothing changed/],
+    ] as const) {
+      await pi.prompt(`/guard model ${arg}`);
+      assert.match(pi.notifications.at(-1)?.message ?? "", says);
+      assert.equal(readFileSync(file, "utf8"), before, "the file is unchanged");
+    }
+
+    await pi.prompt(`/guard model anthropic/${JUDGE}`);
+    assert.match(pi.notifications.at(-1)?.message ?? "", new RegExp(`model anthropic/${JUDGE} \\(a chat model, the judge; saved to .*context-guard\\.json\\)`));
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).model, `anthropic/${JUDGE}`);
+    // The next run is judged by it.
+    await pi.prompt(question);
+    assert.equal(pi.classifierCalls.length, 0);
+    assert.ok(server.bodies.filter(isJudge).length >= 2, "the chat model judged the run");
+    assert.equal(entriesOf(pi.branch(), "context_edit").length, 2);
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
