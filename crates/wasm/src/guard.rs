@@ -156,6 +156,11 @@ pub fn before_compaction(input: &str) -> Result<String, JsError> {
 /// `planPass` (a whole branch), the JSON of every run end's candidates out.
 #[wasm_bindgen(js_name = auditCandidates)]
 pub fn audit_candidates(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<String, JsError> {
+    // The entries' texts are copied once more than `texts` holds. Room for them, taken in one step:
+    // growing the wasm memory by dlmalloc's 64 KB steps costs a garbage collection of the
+    // JavaScript heap each once the host holds a lot of external memory (~5 ms a step measured
+    // beside 280 MB of buffers: a 200 MB session took minutes). Freed, the room stays dlmalloc's.
+    drop(Vec::<u8>::with_capacity(texts.len().saturating_mul(2).saturating_add(input.len().saturating_mul(8))));
     let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
     Ok(context_guard_core::guard::audit::candidates_json(&input))
 }
