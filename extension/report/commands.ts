@@ -8,7 +8,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { core } from "../core.ts";
 import { say } from "../ui.ts";
 import { BUSY, messageOf, type ReportSources, readReport, startCompact } from "./actions.ts";
-import { exportPath, writeExport } from "./export.ts";
+import { exportPath, JSON_ENTRY, jsonEntry, writeExport } from "./export.ts";
 import { showScreen } from "./view.ts";
 
 export const USAGE = "Usage: /context (the report), /context compact [instructions] or /context export [path]";
@@ -23,6 +23,7 @@ function exportCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, path: str
   } catch (error) {
     return say(ctx, `context: the report could not be written: ${core.sanitizeLine(messageOf(error), 300)}`, "error");
   }
+  if (ctx.mode === "json") return pi.appendEntry(JSON_ENTRY, jsonEntry(report.value, written));
   say(ctx, `Context report written to ${core.sanitizeLine(written, 400)} (${report.value.schema} v${report.value.version})`, "info");
 }
 
@@ -57,6 +58,8 @@ async function contextCommand(pi: ExtensionAPI, args: string, ctx: ExtensionComm
   if (ctx.mode === "tui") {
     return showScreen(pi, ctx, report.value, sources);
   }
+  // Stdout is Pi's JSONL stream in json mode, where a notification shows nowhere.
+  if (ctx.mode === "json") return pi.appendEntry(JSON_ENTRY, jsonEntry(report.value));
   say(ctx, report.value.text, "info");
 }
 

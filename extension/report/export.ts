@@ -31,6 +31,36 @@ export function toExport(report: ContextReport, counts: ArrayLike<number>, sessi
   return { schema: EXPORT_SCHEMA, version: EXPORT_VERSION, createdAt: now.toISOString(), sessionId, ...report, counts: Array.from(counts) };
 }
 
+/** The custom entry's type through which `/context` reaches `pi --mode json`'s stream. */
+export const JSON_ENTRY = "context-report";
+
+/**
+ * What `pi --mode json` gets for `/context`: stdout there is Pi's JSONL stream only, so the report
+ * goes in Pi's own way, as a custom entry (`pi.appendEntry`), which Pi emits as an `entry_appended`
+ * record and saves in the session file. Custom entries never reach the model's context. Kept small:
+ * the text and the summary figures, never the per-message counts or the rows (`/context export`
+ * writes those). `written` is the export's path, when the command wrote one.
+ */
+export function jsonEntry(report: ContextExport, written?: string) {
+  const { headline, estimate, drift, requests } = report;
+  return {
+    schema: EXPORT_SCHEMA,
+    version: EXPORT_VERSION,
+    text: written ? `Context report written to ${written}` : report.text,
+    ...(written ? { written } : {}),
+    summary: {
+      tokens: headline.tokens ?? null,
+      window: headline.window ?? null,
+      percent: headline.percent ?? null,
+      estimate,
+      drift: drift.difference ?? null,
+      requests: requests.count,
+      peak: requests.peak,
+      cost: requests.cost ?? null,
+    },
+  };
+}
+
 /** What the default path needs of Pi's session manager. */
 export interface SessionPlace {
   getSessionFile?: () => string | undefined;

@@ -95,3 +95,32 @@ test(`Pi ${piVersion}: /context shows the guard's part by kind and the outputs t
     await pi.dispose();
   }
 });
+
+test(`Pi ${piVersion} json mode: /context's entry stays out of the model's context, /guard's figures and the report's own`, async () => {
+  const rec = recorder();
+  const pi = await startSession({ mode: "json", files: fixtureRepo(), classifier: keepMatching("=== 503"), extensions: [rec.extension], script: [...script, "Still nine."] });
+  try {
+    await pi.prompt("Which services retry on 503?");
+    await pi.prompt("/guard");
+    const guardBefore = pi.notifications.at(-1)?.message;
+    const projected = JSON.stringify(pi.projection().messages);
+    await pi.prompt("/context");
+    const first = rec.last();
+    const entries = pi.branch().filter((e: Loose) => e.customType === "context-report");
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0].type, "custom");
+    assert.equal(entries[0].data.text, first.text);
+    assert.equal(entries[0].data.summary.estimate, first.estimate);
+    assert.equal(JSON.stringify(pi.projection().messages), projected, "not in the model's context");
+
+    await pi.prompt("/guard");
+    assert.equal(pi.notifications.at(-1)?.message, guardBefore, "/guard and its savings skip it");
+    await pi.prompt("/context");
+    const second = rec.last();
+    assert.deepEqual([second.estimate, second.counts, second.guard, second.keptDetail], [first.estimate, first.counts, first.guard, first.keptDetail]);
+    await pi.prompt("And now?");
+    assert.ok(!JSON.stringify(pi.requests.at(-1)?.messages).includes("context-report"), "the next request does not carry it");
+  } finally {
+    await pi.dispose();
+  }
+});

@@ -1,8 +1,9 @@
 // /context outside the TUI, through the real `pi` command line: rpc notifies
-// the plain-text report, print writes it to stdout, json adds nothing to the
-// event stream.
+// the plain-text report, print writes it to stdout, json puts it on the JSONL
+// stream as an `entry_appended` record of a `context-report` custom entry.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startRpc, tempAgent } from "../harness/cli.ts";
@@ -72,12 +73,43 @@ test(`Pi ${piVersion} print: pi -p "/context" writes the report to stdout`, asyn
   }
 });
 
-test(`Pi ${piVersion} json: /context adds nothing to the event stream`, async () => {
+test(`Pi ${piVersion} json: /context reaches the JSONL stream as Pi's own entry_appended record, and nothing else is printed`, async () => {
   const dir = tempAgent();
   try {
     const { stdout } = pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
-    for (const line of stdout.split("\n").filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), line);
-    assert.doesNotMatch(stdout, /Composition \(estimate/);
+    const records = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const entries = records.filter((r) => r.type === "entry_appended" && r.entry?.customType === "context-report");
+    assert.equal(entries.length, 1, stdout);
+    const { type, data } = entries[0].entry;
+    assert.equal(type, "custom", "a custom entry: never in the model's context");
+    assert.equal(data.schema, "pi-context-guard/context-report");
+    assert.equal(data.version, 1);
+    assert.match(data.text, /^Context: 0 \/ 200\.0k tokens/);
+    assert.match(data.text, /\nComposition \(estimate: [\d.]+k? tokens\)\n {2}System prompt /);
+    assert.equal(data.summary.tokens, 0);
+    assert.equal(data.summary.window, 200_000);
+    assert.ok(data.summary.estimate > 0);
+    assert.equal(data.summary.requests, 0);
+    assert.equal(data.counts, undefined, "small: no per-message counts");
+    assert.equal(data.rows, undefined, "small: no rows");
+    assert.ok(JSON.stringify(data).length < 2 * data.text.length + 1000);
+  } finally {
+    dir.remove();
+  }
+});
+
+test(`Pi ${piVersion} json: /context export says where through the same entry`, async () => {
+  const dir = tempAgent();
+  try {
+    const { stdout } = pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context export out.json"], dir);
+    const entry = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .find((r) => r.type === "entry_appended" && r.entry?.customType === "context-report");
+    assert.equal(entry?.entry.data.written, join(dir.cwd, "out.json"), stdout);
+    assert.equal(entry?.entry.data.text, `Context report written to ${join(dir.cwd, "out.json")}`);
+    assert.equal(JSON.parse(readFileSync(join(dir.cwd, "out.json"), "utf8")).schema, "pi-context-guard/context-report");
   } finally {
     dir.remove();
   }
