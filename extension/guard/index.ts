@@ -16,7 +16,7 @@ import { say, setStatus } from "../ui.ts";
 import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
-import { classifierWindow, findClassifier, listModels } from "./model.ts";
+import { classifierWindow, findClassifier, listModels, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
@@ -273,7 +273,7 @@ export function registerGuard(pi: ExtensionAPI): void {
           guardCore.summary({
             enabled: settings.enabled,
             model: settings.model,
-            modelProblem: lookup.ok ? undefined : lookup.status,
+            modelProblem: lookup.ok ? undefined : withSuggestion(ctx, lookup.status),
             settingsPath: path,
             warnings,
             midRun: settings.midRun,

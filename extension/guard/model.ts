@@ -69,17 +69,42 @@ export async function listModels(ctx: ExtensionContext, current: string): Promis
   } catch {
     classifiers = []; // a registry that cannot list them: as if none had a credential
   }
-  const byInput = (a: Listed, b: Listed) => (Number(a.cost?.input) || Infinity) - (Number(b.cost?.input) || Infinity) || key(a).localeCompare(key(b));
-  const chat = ([...registry.getAvailable()] as Listed[]).sort(byInput);
+  const chat = chatByPrice(ctx);
   const lines = [`context-guard: model ${current}`];
   lines.push(classifiers.length ? "classifiers with a credential:" : "classifiers with a credential: none");
   for (const m of classifiers) lines.push(`  ${key(m)}${mark(m)}`);
   lines.push(chat.length ? "chat models with a credential (the judge), cheapest input first:" : "chat models with a credential: none");
   for (const m of chat.slice(0, LISTED_CHAT_MODELS)) lines.push(`  ${key(m)}${price(m)}${mark(m)}`);
   if (chat.length > LISTED_CHAT_MODELS) lines.push(`  … and ${chat.length - LISTED_CHAT_MODELS} more`);
-  const session = (ctx.model as { provider?: unknown } | undefined)?.provider;
-  const cheapest = chat.find((m) => m.provider === session);
-  if (!classifiers.length && cheapest) lines.push(`No classifier has a credential; the cheapest ${session} model would judge: /guard model ${key(cheapest)}`);
+  const cheapest = cheapestOfSession(ctx, chat);
+  if (!classifiers.length && cheapest) lines.push(`No classifier has a credential; the cheapest model of the session's provider would judge: /guard model ${cheapest}`);
   lines.push("/guard model <provider/id> saves the choice.");
   return lines.join("\n");
+}
+
+/** The chat models Pi can reach with a credential, cheapest input first (no price: last). */
+function chatByPrice(ctx: ExtensionContext): Listed[] {
+  const key = (m: Listed) => `${m.provider}/${m.id}`;
+  const input = (m: Listed) => (Number.isFinite(Number(m.cost?.input)) ? Number(m.cost?.input) : Infinity);
+  return ([...ctx.modelRegistry.getAvailable()] as Listed[]).sort((a, b) => input(a) - input(b) || key(a).localeCompare(key(b)));
+}
+
+/** `provider/id` of the cheapest chat model of the session's own provider with a credential, if any. */
+function cheapestOfSession(ctx: ExtensionContext, chat: Listed[] = chatByPrice(ctx)): string | undefined {
+  const session = (ctx.model as { provider?: unknown } | undefined)?.provider;
+  const m = chat.find((c) => c.provider === session);
+  return m ? `${m.provider}/${m.id}` : undefined;
+}
+
+/**
+ * The status's problem with a suggestion when the configured classifier cannot be used: the cheapest chat
+ * model of the provider the session already uses, which `/guard model` would save (never switched to).
+ */
+export function withSuggestion(ctx: ExtensionContext, problem: string): string {
+  try {
+    const cheapest = cheapestOfSession(ctx);
+    return cheapest ? `${problem}; try /guard model ${cheapest}` : problem;
+  } catch {
+    return problem; // a registry that cannot list: the problem alone
+  }
 }

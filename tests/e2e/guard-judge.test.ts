@@ -87,7 +87,7 @@ async function judgeSession(server: AnthropicServer, options: SessionOptions = {
   let registry: Loose;
   const keep = (pi: Loose) => pi.on("session_start", (_e: unknown, ctx: Loose) => void (registry = ctx.modelRegistry));
   const pi = await startSession({ ...loopback.options, extensions: [...(loopback.options.extensions ?? []), keep], files: fixtureRepo(), script: script(), guardSettings: judgeSettings, ...options });
-  return { pi, loopback, price: () => registry.find("anthropic", JUDGE).cost as { input: number; output: number } };
+  return { pi, loopback, registry: () => registry, price: () => registry.find("anthropic", JUDGE).cost as { input: number; output: number } };
 }
 
 /** The raw outputs, then the edits of a session by tool call id, the entry id in the text made neutral (it differs between sessions). */
@@ -350,6 +350,26 @@ test(`Pi ${piVersion}: /guard model lists the models with a credential, classifi
     assert.ok(server.bodies.filter(isJudge).length >= 2, "the chat model judged the run");
     assert.equal(entriesOf(pi.branch(), "context_edit").length, 2);
     assertNoPassFailure(pi.notifications);
+  } finally {
+    await pi.dispose();
+    await server.close();
+  }
+});
+
+test(`Pi ${piVersion}: without the classifier's key, /guard suggests the cheapest model of the session's provider and switches nothing`, async () => {
+  const server = await judgeServer(replyLikeTheStandIn, ["Hello."]);
+  // No settings: the default classifier, whose provider (openrouter) has no key offline.
+  const { pi, loopback, registry } = await judgeSession(server, { guardSettings: "{}" });
+  try {
+    await loopback.select(pi);
+    const anthropic = (registry().getAvailable() as Loose[]).filter((m) => m.provider === "anthropic" && Number.isFinite(m.cost?.input));
+    const cheapest = anthropic.reduce((a, b) => (b.cost.input < a.cost.input ? b : a));
+    await pi.prompt("/guard");
+    const shown = pi.notifications.at(-1)?.message ?? "";
+    assert.match(shown, new RegExp(`^context-guard: on, but idle: no openrouter key; try /guard model anthropic/${cheapest.id.replace(/\./g, "\\.")}\n`), shown);
+    assert.match(shown, /\n {2}model: openrouter\/~typesafe\/jev-latest\n/, "the model is unchanged");
+    await pi.prompt("Hi.");
+    assert.equal(server.bodies.filter(isJudge).length, 0, "no judge was asked");
   } finally {
     await pi.dispose();
     await server.close();
