@@ -109,7 +109,8 @@ function resultsByCall(pi: PiSession): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const r of record.results) {
     const entry = branch.find((e: Loose) => e.id === r.entryId);
-    out[entry.message.toolCallId] = [r.kind, r.outcome, r.reason, r.jev, r.keptChars, r.chars];
+    assert.ok(r.beforeChars > r.afterChars && r.afterChars > 0, `${r.label}: ${r.beforeChars} → ${r.afterChars} chars`);
+    out[entry.message.toolCallId] = [r.kind, r.outcome, r.reason, r.jev, r.beforeChars, r.afterChars];
   }
   return out;
 }
