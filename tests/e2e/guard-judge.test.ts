@@ -86,7 +86,14 @@ async function judgeSession(server: AnthropicServer, options: SessionOptions = {
   const loopback = anthropicSession(server);
   let registry: Loose;
   const keep = (pi: Loose) => pi.on("session_start", (_e: unknown, ctx: Loose) => void (registry = ctx.modelRegistry));
-  const pi = await startSession({ ...loopback.options, extensions: [...(loopback.options.extensions ?? []), keep], files: fixtureRepo(), script: script(), guardSettings: judgeSettings, ...options });
+  const pi = await startSession({
+    ...loopback.options,
+    files: fixtureRepo(),
+    script: script(),
+    guardSettings: judgeSettings,
+    ...options,
+    extensions: [...(loopback.options.extensions ?? []), keep, ...(options.extensions ?? [])],
+  });
   return { pi, loopback, registry: () => registry, price: () => registry.find("anthropic", JUDGE).cost as { input: number; output: number } };
 }
 
@@ -283,7 +290,14 @@ test(`Pi ${piVersion}: no request without the judge's credential, and the status
 
 test(`Pi ${piVersion}: the main model and the judge on the same loopback provider keep their requests apart`, async () => {
   const server = await judgeServer(replyLikeTheStandIn, [...script(), "Thanks, noted."]);
-  const { pi, loopback } = await judgeSession(server, { guardSettings: { ...judgeSettings, midRun: false } });
+  // What the pin's two hooks see: the payloads of before_provider_request and the replies of message_end.
+  const hooked: string[] = [];
+  const ended: string[] = [];
+  const recorder = (pi: Loose) => {
+    pi.on("before_provider_request", (event: Loose) => void hooked.push(String(event.payload?.model)));
+    pi.on("message_end", (event: Loose) => void (event.message?.role === "assistant" && ended.push(String(event.message.model))));
+  };
+  const { pi, loopback } = await judgeSession(server, { guardSettings: { ...judgeSettings, midRun: false }, extensions: [recorder] });
   try {
     await loopback.select(pi);
     await pi.prompt(question);
@@ -312,6 +326,9 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
     // The pin marked the main model's requests only (Pi's own marks are there too).
     assert.ok(main.every((b) => /cache_control/.test(JSON.stringify(b))));
     assert.equal(guardRecords(pi.branch())[0].requests, judged.length);
+    // The pin never saw a judge request: neither to mark it nor to log its reply.
+    assert.deepEqual(hooked, main.map(() => ANTHROPIC_MODEL));
+    assert.deepEqual(ended, main.map(() => ANTHROPIC_MODEL));
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
