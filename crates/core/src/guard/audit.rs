@@ -14,8 +14,7 @@
 //! context: at most what it would have been. An old image or exchange is a
 //! candidate at every later run end too; it is counted once, at the first.
 
-use std::collections::BTreeSet;
-
+use crate::entry::{ContextEntry, Message};
 use crate::guard::cache::{entry_chars, rewrite_sized, Measured};
 use crate::guard::exchange;
 use crate::guard::images::old_images;
@@ -54,39 +53,51 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
     let prompts = exchange::prompts(entries);
     let mut ends: Vec<usize> = prompts.iter().skip(1).copied().collect();
     ends.push(entries.len());
-    let mut seen: BTreeSet<String> = BTreeSet::new();
+    // Entry ids already counted, sorted (a BTreeSet<String> would add ~3.7 KB
+    // to the `.wasm` for this one set).
+    let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     let mut runs = 0;
-    for end in ends {
-        let (Some(sub), Some(sub_sizes)) = (entries.get(..end), sizes.get(..end)) else { continue };
-        let Some(run) = find_run(sub, s) else { continue };
+    let mut images_from = 0;
+    for (e, end) in ends.into_iter().enumerate() {
+        // The run is read from its prompt on (its outputs' rules read nothing before it), so that no
+        // run end reads the whole branch again for them.
+        let start = prompts.get(e).copied().unwrap_or(0);
+        let (Some(sub), Some(sub_sizes), Some(own)) = (entries.get(..end), sizes.get(..end), entries.get(start..end))
+        else {
+            continue;
+        };
+        let Some(run) = find_run(own, s) else { continue };
         let k = runs;
         runs += 1;
         let measure = rewrite_sized(&input.model, sub, sub_sizes);
-        for im in old_images(sub, s.image_keep_turns) {
-            if seen.insert(im.entry_id.clone()) {
+        // Only entries that were not old at the previous run end can be new old images.
+        let from_image = images_from.min(sub.len());
+        for im in old_images(sub.get(from_image..).unwrap_or(&[]), s.image_keep_turns) {
+            if first_time(&mut seen, &im.entry_id) {
                 out.push(Candidate {
                     kind: "image",
                     label: im.tool.clone(),
                     tool: im.tool,
                     entry_id: im.entry_id,
                     chars: im.before_chars.saturating_sub(im.after_chars),
-                    rewrite: measure.measure(im.entry_index),
+                    rewrite: measure.measure(from_image + im.entry_index),
                     superseded: false,
                     run: k,
                 });
             }
         }
+        images_from = old_from(sub, s.image_keep_turns);
         let (large, small): (Vec<_>, Vec<_>) =
-            run_outputs(sub, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
-        let calls = run_calls(sub, &run);
+            run_outputs(own, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
+        let calls = run_calls(own, &run);
         for o in large_of(large, s).outputs {
             let later = calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a));
             let superseded = superseded_by(&o.tool, &o.arguments, later).is_some();
             out.push(Candidate {
                 kind: "large",
                 label: tool_label(&o.tool, &o.arguments),
-                rewrite: measure.measure(o.entry_index),
+                rewrite: measure.measure(start + o.entry_index),
                 tool: o.tool,
                 entry_id: o.entry_id,
                 chars: o.chars,
@@ -94,12 +105,12 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
                 run: k,
             });
         }
-        for so in small_of(small, sub, &run, s) {
+        for so in small_of(small, own, &run, s) {
             let o = so.output;
             out.push(Candidate {
                 kind: "small",
                 label: tool_label(&o.tool, &o.arguments),
-                rewrite: measure.measure(o.entry_index),
+                rewrite: measure.measure(start + o.entry_index),
                 tool: o.tool,
                 entry_id: o.entry_id,
                 chars: o.chars,
@@ -110,7 +121,7 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
         // Old exchanges: the one that has just left the last `keepRecentExchanges` (earlier ones were
         // candidates at earlier run ends), read from its prompt on, so that no run end measures every
         // exchange before it again.
-        let from = k.checked_sub(s.keep_recent_exchanges.saturating_add(1)).and_then(|j| prompts.get(j)).copied();
+        let from = e.checked_sub(s.keep_recent_exchanges.saturating_add(1)).and_then(|j| prompts.get(j)).copied();
         let window = from.and_then(|f| Some((f, sub.get(f..)?)));
         let old = window.and_then(|(f, w)| Some((f, w, find_run(w, s)?)));
         for (f, x) in old
@@ -118,7 +129,7 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
             .into_iter()
             .flat_map(|(f, l)| l.into_iter().map(move |x| (f, x)))
         {
-            if seen.insert(x.prompt_id.clone()) {
+            if first_time(&mut seen, &x.prompt_id) {
                 out.push(Candidate {
                     kind: "exchange",
                     label: crate::text::sanitize_line(js_prefix(&x.prompt, PROMPT_LABEL_MAX), PROMPT_LABEL_MAX),
@@ -133,6 +144,30 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
         }
     }
     (out, runs)
+}
+
+/// Adds `id` to the sorted `seen`; false when it was there already.
+fn first_time(seen: &mut Vec<String>, id: &str) -> bool {
+    match seen.binary_search_by(|s| s.as_str().cmp(id)) {
+        Ok(_) => false,
+        Err(at) => {
+            seen.insert(at, id.to_string());
+            true
+        }
+    }
+}
+
+/// The first entry that `keep_turns` assistant messages do not yet follow
+/// (`images::old_images`' age): the entries before it are old.
+fn old_from(entries: &[ContextEntry], keep_turns: usize) -> usize {
+    let mut after = 0usize;
+    for (i, e) in entries.iter().enumerate().rev() {
+        if after >= keep_turns {
+            return i + 1;
+        }
+        after += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+    }
+    0
 }
 
 /// [`candidates`] as JSON: `{ "runs": n, "cache": …, "candidates": [{ kind,
@@ -261,5 +296,37 @@ mod tests {
         );
         let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(parsed["candidates"][0]["rewriteChars"], json!(r1.rewrite.chars));
+    }
+
+    #[test]
+    fn an_old_image_counts_once_where_it_first_is_old_as_over_the_whole_prefix() {
+        use crate::guard::images::tests::{png_b64, shot};
+        // The screenshot is followed by 2 assistant messages in its run and 1 in each later run:
+        // old (3 after it) first at the second run end.
+        let entries = vec![
+            entry("u1", user("look")),
+            entry("a1", call("c1", "shot")),
+            shot("img", "a screenshot", &png_b64(800, 600)),
+            entry("a2", say("seen")),
+            entry("a3", say("done")),
+            entry("u2", user("next")),
+            entry("a4", say("ok")),
+            entry("u3", user("more")),
+            entry("a5", say("ok")),
+        ];
+        let input = PassInput { entries, ..PassInput::default() };
+        let (list, runs) = candidates(&input);
+        assert_eq!(runs, 3);
+        let images: Vec<&Candidate> = list.iter().filter(|c| c.kind == "image").collect();
+        assert_eq!(images.len(), 1);
+        assert_eq!((images[0].entry_id.as_str(), images[0].run), ("img", 1));
+        // The same as the pass's own rule over the second run end's whole prefix.
+        let prefix = &input.entries[..7];
+        let whole = old_images(prefix, input.settings.image_keep_turns);
+        assert_eq!(whole.len(), 1);
+        assert_eq!(images[0].chars, whole[0].before_chars - whole[0].after_chars);
+        let sizes: Vec<usize> = prefix.iter().map(entry_chars).collect();
+        assert_eq!(images[0].rewrite, rewrite_sized(&input.model, prefix, &sizes).measure(2));
+        assert_eq!(old_from(prefix, 3), 3, "entries up to the image are old at the second run end");
     }
 }
