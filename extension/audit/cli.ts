@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   const files: string[] = [];
   for (const p of paths.length ? paths : [sessionFolder()]) collect(resolve(p), files, failed);
   const audited: Audited[] = [];
-  const show = files.length >= PROGRESS_FROM && process.stderr.isTTY !== false;
+  const show = files.length >= PROGRESS_FROM;
   let bytes = 0;
   for (const [i, path] of files.entries()) {
     if (show) progress(i, files.length, bytes);

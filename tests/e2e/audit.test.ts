@@ -140,6 +140,8 @@ test("bad input: a clear message per file, the others audited, exit 0 with one r
     assert.match(failed["old.jsonl"], /v2 is from an older Pi/);
     assert.match(failed["new.jsonl"], /v4 is from a newer Pi/);
     assert.match(r.stderr, /notes\.jsonl: not a Pi session/);
+    // Six files: the progress bar on stderr, ending at 6/6.
+    assert.match(r.stderr, /\[#{30}\] 6\/6 files/);
     // The cut line does not change the figures.
     assert.deepEqual(out.sessions.find((s: Loose) => s.path.endsWith("cut.jsonl")).branch, out.sessions.find((s: Loose) => s.path.endsWith("good.jsonl")).branch);
     const none = audit([join(dir, "notes.jsonl"), join(dir, "new.jsonl"), join(dir, "missing.jsonl")]);
