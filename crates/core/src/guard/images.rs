@@ -83,7 +83,7 @@ pub fn stub(entry_id: &str, dimensions: &[Option<(usize, usize)>], turns: usize)
     format!(
         "{MARK} Removed {n} image{} from this output ({}; ~{} tokens), {turns} turn{} old. {} shows {} again.",
         if n == 1 { "" } else { "s" },
-        sizes.join(", "),
+        crate::text::join(&sizes, ", "),
         short_count(tokens),
         if turns == 1 { "" } else { "s" },
         recall_call(entry_id),

@@ -96,7 +96,7 @@ fn normalized_command(c: &str) -> String {
         Some((&"2>&1", rest)) => rest,
         _ => &words[..],
     };
-    words.join(" ")
+    crate::text::join(words, " ")
 }
 
 /// Whether a later call outdated this one (§7 "Superseded"): a `read` whose

@@ -190,7 +190,7 @@ mod tests {
         let state = r#"{"situation":"A run ended.","chunks":{"chunk_1":"a\n","chunk_2":"b\n"}}"#;
         let p = prompt(state, &segment_questions(12).to_string()).unwrap();
         let ids: Vec<String> = (1..=12).map(|i| format!("chunk_{i}")).collect();
-        let ids = ids.join(", ");
+        let ids = crate::text::join(&ids, ", ");
         assert_eq!(
             p,
             format!(

@@ -355,7 +355,7 @@ pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[us
         };
         sections.push(section);
     }
-    (sections.join("\n\n"), images)
+    (crate::text::join(&sections, "\n\n"), images)
 }
 
 /// The checked parameters of a call.

@@ -225,7 +225,7 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
                 let quoted: Vec<String> = d.exclude_tools.iter().map(|t| format!("\"{t}\"")).collect();
                 w.push(format!(
                     "\"excludeTools\" must be an array of tool names; using the default [{}]",
-                    quoted.join(", ")
+                    crate::text::join(&quoted, ", ")
                 ))
             }
         },

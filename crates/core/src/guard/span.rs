@@ -209,7 +209,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
         }
     }
     let answer = texts.pop().unwrap_or_default();
-    let notes = texts.join("\n\n");
+    let notes = crate::text::join(&texts, "\n\n");
     let history = if settings.history_exchanges == 0 {
         History::default()
     } else {

@@ -236,7 +236,7 @@ pub fn summary(input: &SummaryInput) -> String {
         lines.push(format!("  cache pin: {}", sanitize_line(line, 200)));
     }
     lines.push(format!("  core {} (wasm loaded in {} ms)", input.core_version, fixed(input.core_load_ms.max(0.0), 1)));
-    lines.join("\n")
+    crate::text::join(&lines, "\n")
 }
 
 /// Where a rewrite starts, in words.

@@ -142,7 +142,7 @@ pub fn recall_line(d: &KeptDetail) -> String {
         .collect();
     if !named.is_empty() {
         line.push_str(" (");
-        line.push_str(&named.join(", "));
+        line.push_str(&crate::text::join(&named, ", "));
         line.push(')');
     }
     line

@@ -87,8 +87,8 @@ pub fn decide_result(r: &ResultInput, s: &Settings) -> Decision {
         traces.push(&verdict.trace);
     }
     let reason: Vec<&str> = reasons.iter().map(|r| r.as_str()).collect();
-    let reason = reason.join(",");
-    let trace = traces.join(" | ");
+    let reason = crate::text::join(&reason, ",");
+    let trace = crate::text::join(&traces, " | ");
     let kept = |reason: String, keep: Vec<bool>| Decision {
         outcome: Outcome::Kept,
         reason,

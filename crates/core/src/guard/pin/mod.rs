@@ -331,7 +331,11 @@ fn place(prompt: &Prompt, read: Option<usize>, first_changed: Option<usize>) -> 
             Why::Write => "write anchor",
         })
         .collect();
-    let note = format!("{}{}", names.join(" + "), if drop_system { " (system breakpoint dropped)" } else { "" });
+    let note = format!(
+        "{}{}",
+        crate::text::join(&names, " + "),
+        if drop_system { " (system breakpoint dropped)" } else { "" }
+    );
     Plan { marks, drop_system, note }
 }
 
