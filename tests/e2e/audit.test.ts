@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { crc32, deflateSync } from "node:zlib";
 import { join } from "node:path";
 import { test } from "node:test";
 import { writeSession } from "../harness/audit-sessions.ts";
@@ -109,6 +110,88 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
     assert.equal((html.match(/<svg /g) ?? []).length, 3, "a context chart per session and the tool chart");
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A real PNG of the given size (grey pixels). */
+function png(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, "latin1");
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.alloc(1 + width * 3, 0x80);
+  row[0] = 0;
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
+}
+
+test(`Pi ${piVersion}: a real session with a compaction, an image and a branch left behind`, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-audit-tree-"));
+  const pi = await startSession({
+    files: { "big.txt": "line of the big file\n".repeat(2000) },
+    sessionDir: dir,
+    piSettings: { compaction: { keepRecentTokens: 50 } },
+    guardSettings: { enabled: false },
+    script: [
+      { tool: "bash", args: { command: "cat big.txt" } },
+      "It is a big file.",
+      "Small answer.",
+      // The summary (a second summary request, when Pi cuts inside a turn, gets the stand-in's default).
+      "## Goal\nSummarized.",
+    ],
+  });
+  try {
+    writeFileSync(join(pi.cwd, "shot.png"), png(1280, 960));
+    await pi.prompt("Show big.txt");
+    await pi.prompt(`Anything else? ${"Tell me more. ".repeat(30)}`);
+    await pi.prompt("/context compact");
+    pi.script({ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot.", "Second.", "Third.", "Fourth.");
+    await pi.prompt("Look at shot.png");
+    await pi.prompt("Second question");
+    const second = pi.branch().at(-1);
+    await pi.prompt("Third question");
+    // Back to the second answer: the third exchange stays in the file, off the branch.
+    await pi.session.navigateTree(second.id, { summarize: false });
+    await pi.prompt("Fourth question");
+    const branch = pi.branch();
+    const image = toolResultEntry(branch, "img");
+    await pi.prompt("/context");
+    const context = pi.notifications.at(-1)?.message ?? "";
+    const file = pi.session.sessionManager.getSessionFile() as string;
+    const all = pi.session.sessionManager.getEntries();
+
+    const r = audit(["--json", file]);
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout).sessions[0];
+    assert.deepEqual(s.warnings, []);
+    const replies = (entries: Loose[]) => entries.filter((e: Loose) => e.type === "message" && e.message.role === "assistant").length;
+    assert.equal(s.branch.requests, replies(branch));
+    assert.ok(s.file, "the file holds more than the branch");
+    assert.equal(s.file.requests, replies(all));
+    assert.ok(s.file.requests > s.branch.requests);
+    assert.equal(s.branch.compactions, 1);
+    assert.match(context, /Compactions: 1 on this branch/);
+    const series = /Context per request: (\d+) on this branch, first (\S+), peak (\S+) \(request \d+\), last (\S+)/.exec(context);
+    assert.ok(series, context);
+    assert.equal(s.branch.contextSeries.length, Number(series[1]));
+    assert.deepEqual([s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)), [series[2], series[3], series[4]]);
+    // The image is 3 replies old on the branch: the lower bound, with no classifier.
+    assert.equal(s.wouldDo.lower.items, 1);
+    const shot = s.wouldDo.candidates.find((c: Loose) => c.kind === "image");
+    assert.equal(shot.entryId, image.id);
+    assert.equal(s.wouldDo.lower.chars, shot.chars);
+    assert.ok(shot.chars > 0 && shot.rewriteChars >= shot.chars, JSON.stringify(shot));
+  } finally {
+    await pi.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 });
