@@ -4,7 +4,7 @@
 // 512 MB heap.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { crc32, deflateSync } from "node:zlib";
 import { join } from "node:path";
@@ -230,6 +230,24 @@ test("bad input: a clear message per file, the others audited, exit 0 with one r
     const none = audit([join(dir, "notes.jsonl"), join(dir, "new.jsonl"), join(dir, "missing.jsonl")]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /missing\.jsonl: no such file or folder/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the command runs from an install under node_modules, where Node strips no types itself", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-audit-install-"));
+  try {
+    const own = join(dir, "node_modules", "pi-context-guard");
+    mkdirSync(own, { recursive: true });
+    for (const part of ["bin", "extension", "pkg", "package.json"]) cpSync(join(repoRoot, part), join(own, part), { recursive: true });
+    symlinkSync(join(repoRoot, "node_modules", "@earendil-works"), join(dir, "node_modules", "@earendil-works"));
+    const session = join(dir, "s.jsonl");
+    await writeSession(session, { bytes: 20_000, outputChars: 5_000, callsPerRun: 1 });
+    const r = spawnSync(node, [join(own, "bin", "pi-context-guard.mjs"), "audit", "--json", session], { encoding: "utf8", cwd: dir });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).sessions.length, 1);
+    assert.doesNotMatch(r.stderr, /ExperimentalWarning|stripTypeScriptTypes/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
