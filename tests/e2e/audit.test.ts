@@ -39,11 +39,22 @@ async function recorded(dir: string, guard: boolean) {
       { tool: "bash", args: { command: "rg -n status src/services" }, id: "grep1" },
       { tool: "read", args: { path: "src/lib/status.ts" }, id: "read1" },
       "Found them.",
-      "You are welcome.",
     ],
   });
   try {
     await pi.prompt("Which services retry on 503?");
+    if (guard) {
+      // The model recalls the distilled search by the id in its note, as a model would.
+      pi.script(
+        (request) => {
+          const id = request.messages.map((m: Loose) => /recall\(\{"entryId":"([^"]+)"\}\)/.exec(m.role === "toolResult" ? textOf(m) : "")?.[1]).find(Boolean);
+          return { tool: "recall", args: { entryId: id ?? "" }, id: "rc0" };
+        },
+        "Here it is.",
+      );
+      await pi.prompt("Show the search again.");
+    }
+    pi.script("You are welcome.");
     await pi.prompt("Thanks.");
     const branch = pi.branch();
     await pi.prompt("/context");
@@ -79,6 +90,11 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
       assert.ok(saved, held.guardText);
       assert.equal(wasm.shortCount(s.branch.guardSavedChars), saved[1]);
       if (guarded) assert.ok(s.branch.guardSavedChars > 0);
+      // The recall after the distill, and what it brought back.
+      const back = held.branch.find((e: Loose) => e.type === "message" && e.message.role === "toolResult" && e.message.toolCallId === "rc0");
+      assert.equal(s.branch.recallsAfterDistill, guarded ? 1 : 0);
+      assert.equal(s.branch.recalledChars, guarded ? textOf(back.message).length : 0);
+      if (guarded) assert.ok(s.branch.recalledChars > 1000, "the recall brought the search back");
       const assistants = held.branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant");
       assert.equal(s.branch.requests, assistants.length);
       assert.equal(s.branch.toolOutput.bash.chars, textOf(held.grep.message).length);
@@ -190,6 +206,10 @@ test(`Pi ${piVersion}: a real session with a compaction, an image and a branch l
     assert.equal(shot.entryId, image.id);
     assert.equal(s.wouldDo.lower.chars, shot.chars);
     assert.ok(shot.chars > 0 && shot.rewriteChars >= shot.chars, JSON.stringify(shot));
+    // The page marks the compaction on the session's context chart, before the request that followed it.
+    const page = join(dir, "tree.html");
+    assert.equal(audit(["--html", page, file]).code, 0);
+    assert.match(readFileSync(page, "utf8"), new RegExp(`<title>compaction after request ${s.branch.compactionsAt[0]}</title>`));
   } finally {
     await pi.dispose();
     rmSync(dir, { recursive: true, force: true });
