@@ -72,6 +72,13 @@ impl Fields {
     }
 }
 
+/// `serde_json::from_str::<T>` for a type read through `Value`: the same
+/// value and the same errors, through the one `from_str::<Value>` in the
+/// `.wasm` (a typed `from_str` instantiates serde_json's `Value` reader again).
+pub fn from_json<T>(text: &str, read: impl FnOnce(Value) -> T) -> Result<T, serde_json::Error> {
+    serde_json::from_str::<Value>(text).map(read)
+}
+
 /// Implements `Deserialize` for a type through `Value` and its `from_value`.
 #[macro_export]
 macro_rules! deserialize_via_value {

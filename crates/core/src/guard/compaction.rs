@@ -167,7 +167,8 @@ pub fn decide(input: &CompactionInput) -> Decision {
 
 /// The decision from the JSON text of a [`CompactionInput`].
 pub fn decide_json(input: &str) -> Result<String, String> {
-    let input: CompactionInput = serde_json::from_str(input).map_err(|e| format!("compaction input: {e}"))?;
+    let input =
+        crate::read::from_json(input, CompactionInput::from_value).map_err(|e| format!("compaction input: {e}"))?;
     serde_json::to_string(&decide(&input)).map_err(|e| e.to_string())
 }
 

@@ -187,7 +187,8 @@ fn error(text: String) -> RecallReply {
 
 /// [`recall`] over JSON text (see `pass::plan_json` for why text).
 pub fn recall_json(request: &str) -> Result<String, String> {
-    let request: RecallRequest = serde_json::from_str(request).map_err(|e| format!("recall request: {e}"))?;
+    let request =
+        crate::read::from_json(request, RecallRequest::from_value).map_err(|e| format!("recall request: {e}"))?;
     serde_json::to_string(&recall(&request)).map_err(|e| format!("recall reply: {e}"))
 }
 

@@ -179,12 +179,20 @@ pub fn parse_object(map: &serde_json::Map<String, Value>) -> Settings {
     settings
 }
 
+impl Settings {
+    /// Read through the same validation as [`parse`]; anything but an object
+    /// gives the defaults.
+    pub fn from_value(v: Value) -> Settings {
+        match v {
+            Value::Object(map) => parse_object(&map),
+            _ => Settings::default(),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Settings {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Object(map) => Ok(parse_object(&map)),
-            _ => Ok(Settings::default()),
-        }
+        Value::deserialize(d).map(Settings::from_value)
     }
 }
 
@@ -441,6 +449,15 @@ impl<'de> Deserialize<'de> for OrderedObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_json_reads_and_refuses_as_a_typed_from_str() {
+        for text in ["{\"minResultChars\": 5000}", "[1]", "{", "{} x", "", "{\"a\": 1e999}", "\"\\u12\""] {
+            let typed = serde_json::from_str::<Settings>(text).map_err(|e| e.to_string());
+            let read = crate::read::from_json(text, Settings::from_value).map_err(|e| e.to_string());
+            assert_eq!(read, typed, "{text}");
+        }
+    }
 
     #[test]
     fn defaults_match_the_reference_table() {

@@ -304,7 +304,8 @@ fn kind_name(kind: ResultKind) -> &'static str {
 
 /// The report from the JSON text of a `SummaryInput`.
 pub fn summary_json(input: &str) -> Result<String, String> {
-    let input: SummaryInput = serde_json::from_str(input).map_err(|e| format!("guard summary input: {e}"))?;
+    let input =
+        crate::read::from_json(input, SummaryInput::from_value).map_err(|e| format!("guard summary input: {e}"))?;
     Ok(summary(&input))
 }
 

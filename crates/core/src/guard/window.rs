@@ -109,7 +109,7 @@ pub fn fit_segment(s: &Settings, context_window: Option<f64>) -> Fit {
 /// [`fit_segment`] over the boundary: the settings as `Settings` serializes
 /// them (read through the same validation), the JSON of [`Fit`] back.
 pub fn fit_json(settings_json: &str, context_window: Option<f64>) -> String {
-    let settings: Settings = serde_json::from_str(settings_json).unwrap_or_default();
+    let settings = crate::read::from_json(settings_json, Settings::from_value).unwrap_or_default();
     serde_json::to_string(&fit_segment(&settings, context_window)).unwrap_or_default()
 }
 

@@ -136,7 +136,9 @@ pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
     let text = utf8(answers)?;
     let answers = match super::answers::read(text) {
         Some(answers) => answers,
-        None => serde_json::from_str(text).map_err(|e| format!("pass answers: {e}"))?,
+        None => {
+            crate::read::from_json(text, super::PassAnswers::from_value).map_err(|e| format!("pass answers: {e}"))?
+        }
     };
     crate::guard::json::outcome(&finish(pass, &answers))
 }
