@@ -10,7 +10,7 @@
 // outputs are `edit` results, excluded tools), so they cost the core nothing
 // either. Not used by the extension.
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
-import type { GuardClassifierContext, GuardClassifierQuestion, GuardSettings, LargeOutputState, PassAnswers } from "../../../extension/guard/types.ts";
+import type { BreakEvenDecision, GuardClassifierContext, GuardClassifierQuestion, GuardSettings, LargeOutputState, PassAnswers } from "../../../extension/guard/types.ts";
 import { clipMiddle, findRun, finishPass, focusQuestion, largeOutputs, type Output, planOutput, type ReferenceState, type Run, suffix, toolLabel } from "./pass.ts";
 
 // biome-ignore lint: Pi's messages, read loosely as the core reads them
@@ -174,6 +174,7 @@ export function planCheckpoint(
   const pendingChars = eligible.reduce((n, o) => n + o.text.length, 0);
   const gate: ReferenceGate = { outputs: eligible.length, pendingChars, batchChars: codex ? settings.midRunBatchCharsOpenAI : settings.midRunBatchChars, turns, factor: 0, rewriteChars: 0 };
   if (pendingChars < gate.batchChars) return none;
+  const breakEven: BreakEvenDecision[] = [];
   if (settings.midRunBreakEven) {
     // Characters written again from the first edited entry on (the whole context for Codex and Anthropic).
     const first = Math.min(...eligible.map((o) => indexOf.get(o.entryId) ?? 0));
@@ -185,6 +186,8 @@ export function planCheckpoint(
     gate.factor = codex ? 13 : 16;
     gate.rewriteChars = rewrite;
     if (pendingChars * turns < gate.factor * rewrite) return none;
+    const cache = codex ? "openai-codex" : whole ? "anthropic" : "prefix";
+    breakEven.push({ rule: "checkpoint", savedChars: pendingChars, requests: turns, factor: gate.factor, rewriteChars: rewrite, minSavingChars: 0, cache, basis: whole ? "whole" : "first-edit", paidOff: true });
   }
 
   const outputs = eligible.map((o) => {
@@ -196,7 +199,7 @@ export function planCheckpoint(
   });
   // The checkpoint's own threshold decides chunks; there is no answer to cite yet.
   const decided: GuardSettings = { ...settings, chunkKeepThreshold: settings.midRunChunkKeepThreshold, keepCitedFiles: false };
-  return { requests, state: { phase: "mid-run", settings: decided, answer: "", outputs, requests: requests.length }, gate };
+  return { requests, state: { phase: "mid-run", settings: decided, answer: "", outputs, requests: requests.length, breakEven }, gate };
 }
 
 /** The checkpoint's second step: the run-end pass's finish, with the checkpoint's phase and threshold. */

@@ -9,6 +9,7 @@
 // reference (checkpoint.ts) plans and finishes its outputs with the exports
 // below.
 import type {
+  BreakEvenDecision,
   ContextEditDraft,
   GuardClassifierContext,
   GuardClassifierQuestion,
@@ -436,6 +437,8 @@ export interface ReferenceState {
   answer: string;
   outputs: PlannedOutput[];
   requests: number;
+  /** A checkpoint's break-even decision (cache.rs `BreakEven`), carried into its record. */
+  breakEven?: BreakEvenDecision[];
 }
 
 export function planPass(entries: readonly ProjectedEntry[], settings: GuardSettings): { requests: GuardClassifierContext[]; state: ReferenceState } {
@@ -640,10 +643,11 @@ export function finishPass(state: ReferenceState, answers: PassAnswers) {
           ms: clean(answers.ms),
           timedOut: answers.timedOut || answers.outcomes.slice(0, state.requests).some((o) => o.status === "timeout"),
           results,
+          ...(state.breakEven?.length ? { breakEven: state.breakEven } : {}),
         }
       : null;
   if (record) entries.push({ type: "custom", customType: "context-guard", data: record });
-  return { entries, record, savedChars: saved };
+  return { entries, record, savedChars: saved, breakEven: state.breakEven ?? [] };
 }
 
 function fileOffset(args: unknown): number {
