@@ -12,7 +12,7 @@ import { callCore, core, coreLoadMs } from "../core.ts";
 import type { BreakEvenDecision, GuardSettings } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
-import { say, setStatus } from "../ui.ts";
+import { say, say as sayInUi, setStatus } from "../ui.ts";
 import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
@@ -22,6 +22,8 @@ import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
+/** The custom entry through which `/guard` replies in `pi --mode json`. */
+export const GUARD_REPORT_ENTRY = "guard-report";
 
 interface Loaded {
   path: string;
@@ -219,6 +221,11 @@ export function registerGuard(pi: ExtensionAPI): void {
     getArgumentCompletions: (prefix: string) =>
       ["status", "on", "off", "reload", "model"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
     handler: async (args: string, ctx: ExtensionCommandContext) => {
+      // In `pi --mode json` stdout is Pi's JSONL stream and a notification shows nowhere: each reply goes
+      // as a small custom entry, which Pi emits as an `entry_appended` record (saved in the session file,
+      // never in the model's context; the guard's readers take only `context-guard` records).
+      const say = (ctx: ExtensionCommandContext, text: string, kind: "info" | "warning" | "error") =>
+        ctx.mode === "json" ? pi.appendEntry(GUARD_REPORT_ENTRY, { text, kind }) : sayInUi(ctx, text, kind);
       try {
         const word = args.trim().toLowerCase();
         if (word === "on" || word === "off") {

@@ -1,6 +1,7 @@
 // /context outside the TUI, through the real `pi` command line: rpc notifies
 // the plain-text report, print writes it to stdout, json puts it on the JSONL
-// stream as an `entry_appended` record of a `context-report` custom entry.
+// stream as an `entry_appended` record of a `context-report` custom entry
+// (and `/guard` its replies as `guard-report` entries).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -110,6 +111,33 @@ test(`Pi ${piVersion} json: /context export says where through the same entry`, 
     assert.equal(entry?.entry.data.written, join(dir.cwd, "out.json"), stdout);
     assert.equal(entry?.entry.data.text, `Context report written to ${join(dir.cwd, "out.json")}`);
     assert.equal(JSON.parse(readFileSync(join(dir.cwd, "out.json"), "utf8")).schema, "pi-context-guard/context-report");
+  } finally {
+    dir.remove();
+  }
+});
+
+test(`Pi ${piVersion} json: /guard replies through a guard-report entry on the stream, its subcommands too`, async () => {
+  const dir = tempAgent();
+  try {
+    const entriesOf = (stdout: string) =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((r) => r.type === "entry_appended" && r.entry?.customType === "guard-report")
+        .map((r) => r.entry);
+    const status = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard"], dir).stdout);
+    assert.equal(status.length, 1);
+    assert.equal(status[0].type, "custom", "a custom entry: never in the model's context");
+    assert.equal(status[0].data.kind, "info");
+    assert.match(status[0].data.text, /^context-guard: on/);
+    assert.match(status[0].data.text, /\n {2}cache pin: on, idle: faux\/faux-1 is not an Anthropic Messages model\n/);
+    const off = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard off"], dir).stdout);
+    assert.equal(off.length, 1);
+    assert.match(off[0].data.text, /^context-guard: off \(saved to .*context-guard\.json\)$/);
+    const wrong = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard sideways"], dir).stdout);
+    assert.equal(wrong[0].data.kind, "warning");
+    assert.match(wrong[0].data.text, /unknown subcommand "sideways"/);
   } finally {
     dir.remove();
   }
