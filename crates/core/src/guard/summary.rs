@@ -88,6 +88,11 @@ impl SkipNote {
                     _ => String::new(),
                 }
             ),
+            "judge-not-worth-it" => format!(
+                "{at}: judge not worth it, at least ${} of judging > at most ${} saved",
+                crate::decimal::fixed(g.judge_cost_micros as f64 / 1e6, 4),
+                crate::decimal::fixed(g.judge_saving_micros as f64 / 1e6, 4)
+            ),
             "nothing-eligible" => format!("{at}: nothing eligible (no output old enough and not judged mid-run yet)"),
             other => format!("last checkpoint skipped: {}", sanitize_line(other, 40)),
         }

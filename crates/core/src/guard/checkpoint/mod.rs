@@ -28,7 +28,7 @@ use crate::guard::items::small_of;
 use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run};
 use crate::guard::outcome::Phase;
 use crate::guard::pass::plan::{requests_so_far, skipped};
-use crate::guard::pass::{plan_items, Items, PassInput, PassState, Plan, Planned, Skip};
+use crate::guard::pass::{plan_items, weigh_judge, Items, PassInput, PassState, Plan, Planned, Skip};
 use crate::guard::span::{find_run, run_outputs, Output};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
@@ -102,6 +102,10 @@ pub struct Gate {
     /// The whole batch failed the break-even and the outputs alone passed:
     /// the exchanges wait for run end.
     pub outputs_only: bool,
+    /// A chat-model judge's least cost and its edits' most saving, in
+    /// millionths of a dollar (`pass::weigh_judge`; 0 when not weighed).
+    pub judge_cost_micros: usize,
+    pub judge_saving_micros: usize,
     /// The main model's cache and where the weighed rewrite starts (absent
     /// when the break-even was not weighed).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,6 +129,8 @@ impl Gate {
             factor: f.count("factor"),
             rewrite_chars: f.count("rewriteChars"),
             outputs_only: f.boolean("outputsOnly"),
+            judge_cost_micros: f.count("judgeCostMicros"),
+            judge_saving_micros: f.count("judgeSavingMicros"),
             cache: Cache::parse(&f.string("cache")),
             basis: Basis::parse(&f.string("basis")),
         }
@@ -242,6 +248,15 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     }
 
     let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure);
+    // The judge's break-even where the others apply: not for room before compacting.
+    if input.gates == Gates::MidRun {
+        if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far(entries)) {
+            (gate.judge_cost_micros, gate.judge_saving_micros) = (w.cost_micros, w.saving_micros);
+            if w.cost_micros > w.saving_micros {
+                return skip(Skip::JudgeNotWorthIt, gate);
+            }
+        }
+    }
     let mut settings = s.clone();
     // The checkpoint's own threshold decides chunks (§7; seed 001 JEV.md "Checkpoint wording").
     settings.chunk_keep_threshold = s.mid_run_chunk_keep_threshold;

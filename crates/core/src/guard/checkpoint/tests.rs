@@ -350,3 +350,34 @@ fn the_boundary_form_plans_the_same_checkpoint() {
     let failed = finish(&c.plan.pass, &PassAnswers { outcomes: vec![], timed_out: true, ms: 8000.0 });
     assert_eq!(failed.entries.len(), 1, "a timed-out checkpoint edits nothing, it only records");
 }
+
+#[test]
+fn a_judge_that_costs_more_than_the_edits_save_is_not_asked() {
+    use crate::guard::pass::JudgePrice;
+    let judged = |main_per_million: f64, gates: Gates| {
+        let mut i = input(run("fix the tests", &sizes(4, 36)), "faux", "faux");
+        (i.pass.judge, i.gates) = (Some(JudgePrice { input_per_million: 1.0, main_per_million }), gates);
+        plan(&i)
+    };
+    // 4 outputs of 20,000 chars, one request each, 40 requests so far. The judge at $1/M:
+    // at least (80,000 + 4 system prompts) / 4 tokens = 20,000 + system µ$.
+    let cost = (80_000 + 4 * crate::guard::judge::SYSTEM.len()) / 4;
+    // Main at $0.02/M: at most 20,000 tokens × $0.02/M = 400 µ$ a request × 40 = 16,000 µ$ < cost.
+    let dear = judged(0.02, Gates::MidRun);
+    assert_eq!(dear.plan.pass.skipped, Some(Skip::JudgeNotWorthIt));
+    assert!(dear.plan.requests.is_empty());
+    assert_eq!((dear.gate.judge_cost_micros, dear.gate.judge_saving_micros), (cost, 16_000));
+    // Main at $0.30/M: 6,000 µ$ a request × 40 = 240,000 µ$ ≥ cost.
+    let worth = judged(0.3, Gates::MidRun);
+    assert_eq!((worth.plan.pass.skipped, worth.plan.requests.len()), (None, 4));
+    assert_eq!((worth.gate.judge_cost_micros, worth.gate.judge_saving_micros), (cost, 240_000));
+    // Before compacting the checkpoint is for room: the judge is not weighed.
+    let room = judged(0.02, Gates::EveryEligible);
+    assert_eq!((room.plan.pass.skipped, room.plan.requests.len(), room.gate.judge_cost_micros), (None, 4, 0));
+    // /guard shows the skip with its numbers.
+    let g = Gate { turns: 40, judge_cost_micros: 20_512, judge_saving_micros: 16_000, ..Gate::default() };
+    let note = json!({"lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+    assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
+        "last checkpoint skipped (turn 40): judge not worth it, at least $0.0205 of judging > at most $0.0160 saved\n"
+    ));
+}

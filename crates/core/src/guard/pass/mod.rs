@@ -35,7 +35,7 @@ pub mod plan;
 
 pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
 pub use finish::finish;
-pub use plan::{plan, plan_items, Items, PlannedItems};
+pub use plan::{plan, plan_items, weigh_judge, Items, JudgeWeighed, PlannedItems};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -67,6 +67,20 @@ pub struct PassInput {
     pub model: MainModel,
     /// The guard's records among `entries` (the memos, `memo`).
     pub records: Vec<PlacedRecord>,
+    /// A chat model judges (issue 13): its price and the main model's, for
+    /// the judge's break-even (`plan::weigh_judge`). `None` for a classifier.
+    pub judge: Option<JudgePrice>,
+}
+
+/// Dollars per million input tokens, from Pi's catalog (`model.cost`): the
+/// judge's `input`, and the main model's `cacheRead` (its `input` when it
+/// has no cache price), what a later request pays for each token an edit
+/// removes.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgePrice {
+    pub input_per_million: f64,
+    pub main_per_million: f64,
 }
 
 impl Default for PassInput {
@@ -77,6 +91,7 @@ impl Default for PassInput {
             classifier: true,
             model: MainModel::default(),
             records: Vec::new(),
+            judge: None,
         }
     }
 }
@@ -103,6 +118,8 @@ pub enum Skip {
     BelowBatch,
     /// A checkpoint whose cache rewrite would not pay off (§7 break-even).
     NotPayingOff,
+    /// A chat-model judge would cost more than its edits could save (issue 13).
+    JudgeNotWorthIt,
 }
 
 impl Skip {
@@ -117,6 +134,7 @@ impl Skip {
             Skip::NothingEligible => "nothing-eligible",
             Skip::BelowBatch => "below-batch",
             Skip::NotPayingOff => "not-paying-off",
+            Skip::JudgeNotWorthIt => "judge-not-worth-it",
         }
     }
 }
@@ -240,6 +258,16 @@ impl PassInput {
             classifier: !matches!(f.take("classifier"), Value::Bool(false)),
             model: MainModel::from_value(f.take("model")),
             records: f.list("records", PlacedRecord::from_value).into_iter().flatten().collect(),
+            judge: match f.take("judge") {
+                Value::Object(map) => {
+                    let j = Fields::of(Value::Object(map));
+                    Some(JudgePrice {
+                        input_per_million: j.number("inputPerMillion").unwrap_or(0.0),
+                        main_per_million: j.number("mainPerMillion").unwrap_or(0.0),
+                    })
+                }
+                _ => None,
+            },
         }
     }
 }

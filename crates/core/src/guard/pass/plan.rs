@@ -14,7 +14,7 @@ use crate::guard::render::{file_offset, tool_label};
 use crate::guard::settings::Settings;
 use crate::guard::span::{find_run, large_of, run_outputs, Output, Run};
 
-use super::{PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
+use super::{JudgePrice, PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
 
 pub(crate) fn skipped(settings: &Settings, why: Skip) -> Plan {
     Plan {
@@ -45,6 +45,43 @@ pub struct PlannedItems {
 /// Provider requests the session has had so far (assistant messages).
 pub(crate) fn requests_so_far(entries: &[ContextEntry]) -> usize {
     entries.iter().filter(|e| matches!(e.messages.first(), Some(crate::entry::Message::Assistant { .. }))).count()
+}
+
+/// A chat-model judge's weighing (issue 13), in millionths of a dollar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JudgeWeighed {
+    /// The least the judge's requests cost: their prompts hold at least the
+    /// judged characters and the system prompt, at 4 characters a token.
+    pub cost_micros: usize,
+    /// The most its edits save: every judged character removed, each later
+    /// request reading it at the main model's price; as many later requests
+    /// as the session has had (at least one), as the §7 break-even assumes.
+    pub saving_micros: usize,
+}
+
+/// The judge's least cost against its edits' most saving; `None` (not
+/// weighed) without a chat-model judge, without requests, or with a free
+/// main model (its edits save room, not money). Skip when `cost > saving`:
+/// even the best case would not pay for the judge.
+pub fn weigh_judge(price: Option<JudgePrice>, planned: &PlannedItems, requests_so_far: usize) -> Option<JudgeWeighed> {
+    let p = price?;
+    // NaN or infinite prices (a broken catalog entry) are not weighed either.
+    let (judge, main) = (p.input_per_million, p.main_per_million);
+    let priced = main > 0.0 && main.is_finite() && judge >= 0.0 && judge.is_finite();
+    if planned.requests.is_empty() || !priced {
+        return None;
+    }
+    let large = planned.outputs.iter().flat_map(|o| &o.segments).filter(|g| g.request.is_some());
+    let judged = large.map(|g| g.segment.chars).sum::<usize>()
+        + planned.small.iter().map(|x| x.chars).sum::<usize>()
+        + planned.exchanges.iter().map(|x| x.chars).sum::<usize>();
+    let prompt = judged.saturating_add(planned.requests.len().saturating_mul(crate::guard::judge::SYSTEM.len()));
+    // Tokens × dollars per million tokens = millionths of a dollar.
+    let micros = |chars: usize, per_million: f64| (chars as f64 / 4.0 * per_million).round() as usize;
+    Some(JudgeWeighed {
+        cost_micros: micros(prompt, judge),
+        saving_micros: micros(judged, main).saturating_mul(requests_so_far.max(1)),
+    })
 }
 
 /// Step one: the run; its large outputs, their chunks and segments and one
@@ -90,6 +127,12 @@ pub fn plan(input: &PassInput) -> Plan {
                 .collect(),
         };
         planned = plan_items(items, entries, &run, s, &measure);
+        if weigh_judge(input.judge, &planned, requests_so_far(entries)).is_some_and(|w| w.cost_micros > w.saving_micros)
+        {
+            // Not one request: old images still go, they need none.
+            planned = PlannedItems::default();
+            large_skip = Some(Skip::JudgeNotWorthIt);
+        }
     } else {
         large_skip = Some(Skip::NoClassifier);
     }
@@ -271,5 +314,66 @@ fn plan_exchanges(
             batch.push((key, it.clone()));
         }
         requests.push(request(run, batch));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::exchange::PlannedExchange;
+    use crate::guard::items::PlannedSmall;
+    use crate::guard::judge::SYSTEM;
+    use crate::guard::pass::tests::{grep_text, input, whole_session};
+    use serde_json::json;
+
+    fn price(input_per_million: f64, main_per_million: f64) -> Option<JudgePrice> {
+        Some(JudgePrice { input_per_million, main_per_million })
+    }
+
+    #[test]
+    fn the_judge_is_weighed_with_worked_numbers() {
+        let one = plan(&input(&[("bash", "", json!({"command": "rg -n status"}), grep_text(200))])).requests;
+        // Two requests judging 40,000 + 20,000 characters.
+        let planned = PlannedItems {
+            requests: vec![one[0].clone(), one[0].clone()],
+            small: vec![PlannedSmall { chars: 40_000, ..PlannedSmall::default() }],
+            exchanges: vec![PlannedExchange { chars: 20_000, ..PlannedExchange::default() }],
+            ..PlannedItems::default()
+        };
+        // Judge at $1/M (claude-haiku-4-5's input), main at $0.30/M (a Sonnet cache read):
+        // at least (60,000 + 2 system prompts) / 4 tokens × $1/M;
+        // at most 15,000 tokens × $0.30/M = 4,500 µ$ a later request, × requests so far.
+        let cost = (60_000 + 2 * SYSTEM.len()) / 4;
+        assert!(cost > 15_000 && cost < 18_000, "the system prompt is ~{} chars", SYSTEM.len());
+        let w = weigh_judge(price(1.0, 0.3), &planned, 3).unwrap();
+        assert_eq!((w.cost_micros, w.saving_micros), (cost, 13_500));
+        assert!(w.cost_micros > w.saving_micros, "3 requests so far: not worth it");
+        let w = weigh_judge(price(1.0, 0.3), &planned, 4).unwrap();
+        assert_eq!((w.cost_micros, w.saving_micros), (cost, 18_000));
+        assert!(w.cost_micros <= w.saving_micros, "4 requests so far: worth it");
+        // A session with no request yet counts as one.
+        assert_eq!(weigh_judge(price(1.0, 0.3), &planned, 0).unwrap().saving_micros, 4_500);
+        // Not weighed: a classifier, a free main model, nothing to ask.
+        assert_eq!(weigh_judge(None, &planned, 3), None);
+        assert_eq!(weigh_judge(price(1.0, 0.0), &planned, 3), None);
+        assert_eq!(weigh_judge(price(1.0, 0.3), &PlannedItems::default(), 3), None);
+        // A free (local) judge costs nothing.
+        assert_eq!(weigh_judge(price(0.0, 0.3), &planned, 1).unwrap().cost_micros, 0);
+    }
+
+    #[test]
+    fn an_expensive_judge_sends_nothing_and_old_images_still_go() {
+        let inp = PassInput { entries: whole_session(), ..PassInput::default() };
+        let sent = plan(&inp);
+        assert!(!sent.requests.is_empty() && !sent.pass.images.is_empty());
+        let cheap = plan(&PassInput { judge: price(0.1, 3.0), ..inp.clone() });
+        assert_eq!((cheap.requests.len(), cheap.pass.skipped), (sent.requests.len(), None));
+        let dear = plan(&PassInput { judge: price(1_000.0, 0.3), ..inp.clone() });
+        assert!(dear.requests.is_empty() && dear.pass.outputs.is_empty() && dear.pass.exchanges.is_empty());
+        assert_eq!((dear.pass.images.len(), dear.pass.skipped), (sent.pass.images.len(), None));
+        // Without old images the pass is skipped, and says why.
+        let mut no_images = PassInput { judge: price(1_000.0, 0.3), ..inp };
+        no_images.settings.image_keep_turns = 0;
+        assert_eq!(plan(&no_images).pass.skipped, Some(Skip::JudgeNotWorthIt));
     }
 }
