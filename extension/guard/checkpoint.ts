@@ -15,7 +15,7 @@ import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
 import { judgeClassify } from "./judge.ts";
-import type { findClassifier } from "./model.ts";
+import { type findClassifier, judgePrice } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
@@ -100,7 +100,7 @@ export async function runCheckpoint(
   try {
     if (!lookup.ok) return { entries: [], skipped: "no-classifier" };
     if (ctx.signal?.aborted) return { entries: [], aborted: true };
-    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true, readPoints), gates }));
+    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true, readPoints), judge: judgePrice(ctx, lookup), gates }));
     if (!planned.ok) return { entries: [], problem: `the checkpoint could not be planned: ${planned.error}` };
     const { skipped, gate } = planned.value;
     if (skipped) return { entries: [], skipped, gate };

@@ -16,7 +16,7 @@ import { say, say as sayInUi, setStatus } from "../ui.ts";
 import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
-import { classifierWindow, findClassifier, listModels, withSuggestion } from "./model.ts";
+import { classifierWindow, findClassifier, judgePrice, listModels, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
@@ -134,7 +134,7 @@ export function registerGuard(pi: ExtensionAPI): void {
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
       if (!lookup.ok) showProblem(ctx, lookup.status);
-      const planned = callCore(() => guardCore.planPass(passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx))));
+      const planned = callCore(() => guardCore.planPass({ ...passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx)), judge: judgePrice(ctx, lookup) }));
       if (!planned.ok) {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
         return undefined;

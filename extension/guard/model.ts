@@ -1,5 +1,6 @@
 // Finding the classifier (or a chat model as the judge) through Pi's model registry, and its credential.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { JudgePrice } from "./types.ts";
 
 export type ClassifierModel = NonNullable<ReturnType<ExtensionContext["modelRegistry"]["findOfType"]>>;
 /** A chat model of Pi's registry, which `modelRegistry.complete` takes. */
@@ -24,6 +25,21 @@ export function findClassifier(ctx: ExtensionContext, provider: string, id: stri
   if (!registry.hasConfiguredAuth((model ?? chat) as never)) return { ok: false, status: `no ${provider} key` };
   const key = `${provider}/${id}`;
   return model ? { ok: true, model, key } : { ok: true, model: chat as ChatModel, key, judge: true };
+}
+
+/** A catalog price, dollars per million tokens; 0 when the model states none. */
+function perMillion(model: unknown, key: "input" | "cacheRead"): number {
+  const value = (model as { cost?: Record<string, unknown> } | undefined)?.cost?.[key];
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/**
+ * For the judge's break-even (issue 13): the judge's input price and what a later main-model request pays
+ * for a token an edit removes (its cache-read price, else its input price). `undefined` for a classifier.
+ */
+export function judgePrice(ctx: ExtensionContext, lookup: ModelLookup): JudgePrice | undefined {
+  if (!lookup.ok || !lookup.judge) return undefined;
+  return { inputPerMillion: perMillion(lookup.model, "input"), mainPerMillion: perMillion(ctx.model, "cacheRead") || perMillion(ctx.model, "input") };
 }
 
 /**

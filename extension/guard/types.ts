@@ -79,7 +79,8 @@ export type PassSkip =
   | "mid-run-off"
   | "nothing-eligible"
   | "below-batch"
-  | "not-paying-off";
+  | "not-paying-off"
+  | "judge-not-worth-it";
 
 // ---------------------------------------------------------------------------
 // Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
@@ -170,6 +171,14 @@ export interface PassInput {
   model?: MainModel;
   /** The guard's records among `entries`: `at` is the entry's index, `data` the record (guard/memo.rs). */
   records?: { at: number; data: unknown }[];
+  /** A chat model judges (issue 13): its price and the main model's, for the judge's break-even (guard/pass/plan.rs `weigh_judge`). */
+  judge?: JudgePrice;
+}
+
+/** Dollars per million input tokens from Pi's catalog: the judge's `cost.input`, the main model's `cost.cacheRead` (else `cost.input`). */
+export interface JudgePrice {
+  inputPerMillion: number;
+  mainPerMillion: number;
 }
 
 /**
@@ -203,6 +212,9 @@ export interface CheckpointGate {
   /** When the break-even was weighed: the main model's cache and where the rewrite starts. */
   cache?: CacheKind;
   basis?: RewriteBasis;
+  /** A chat-model judge's least cost and its edits' most saving, in millionths of a dollar (0 when not weighed). */
+  judgeCostMicros: number;
+  judgeSavingMicros: number;
 }
 
 /** How the main model's provider caches (guard/cache.rs `Cache`). */

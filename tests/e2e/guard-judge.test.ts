@@ -297,7 +297,10 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
     pi.on("before_provider_request", (event: Loose) => void hooked.push(String(event.payload?.model)));
     pi.on("message_end", (event: Loose) => void (event.message?.role === "assistant" && ended.push(String(event.message.model))));
   };
-  const { pi, loopback } = await judgeSession(server, { guardSettings: { ...judgeSettings, midRun: false }, extensions: [recorder] });
+  // A judge cheap enough to be worth asking after a three-request run of claude-sonnet-4-5 (the last test).
+  const judge = "claude-haiku-5-5";
+  const guardSettings = { ...judgeSettings, model: `anthropic/${judge}`, midRun: false };
+  const { pi, loopback } = await judgeSession(server, { guardSettings, extensions: [recorder] });
   try {
     await loopback.select(pi);
     await pi.prompt(question);
@@ -311,8 +314,11 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
       assert.doesNotMatch(JSON.stringify(body), /You are the judge|Answer every id/, "no judge text in a main request");
     }
     for (const body of judged) {
-      assert.equal(body.model, JUDGE);
-      assert.equal(body.messages.length, 1);
+      assert.equal(body.model, judge);
+      // One user message, the core's prompt; Pi adds an empty mid-conversation system message for
+      // models that take one (claude-haiku-5-5's `supportsMidConvoSystemMessages`), nothing else.
+      const shape = body.messages.map((m: Loose) => (m.role === "user" ? "user" : `${m.role} ${JSON.stringify(m.content)}`));
+      assert.deepEqual(shape.filter((s: string) => s !== "system []"), ["user"], JSON.stringify(shape));
       // Neither Pi's breakpoints nor the pin's: the pin sees only the main model's payloads.
       assert.doesNotMatch(JSON.stringify(body), /cache_control/);
     }
@@ -391,5 +397,45 @@ test(`Pi ${piVersion}: without the classifier's key, /guard suggests the cheapes
   } finally {
     await pi.dispose();
     await server.close();
+  }
+});
+
+test(`Pi ${piVersion}: a judge that costs more than its edits can save is not asked; a cheap one is`, async () => {
+  // The main model on the loopback provider (claude-sonnet-4-5, cache read $0.30/M in Pi's catalog), three
+  // requests in the run: the edits save at most judged/4 tokens × $0.30/M × 3 requests. claude-fable-5 reads
+  // at $10/M: judging costs at least judged/4 tokens × $10/M, so it is never worth it. claude-haiku-5-5 at
+  // $0.10/M is (guard/pass/plan.rs `weigh_judge`).
+  for (const [judge, asked] of [
+    ["claude-fable-5", false],
+    ["claude-haiku-5-5", true],
+  ] as const) {
+    const server = await judgeServer(replyLikeTheStandIn, script());
+    const { pi, loopback, registry } = await judgeSession(server, { guardSettings: { ...judgeSettings, model: `anthropic/${judge}`, midRun: false } });
+    try {
+      await loopback.select(pi);
+      const cost = (id: string) => registry().find("anthropic", id).cost as { input: number; cacheRead: number };
+      const saving = cost(ANTHROPIC_MODEL).cacheRead * 3;
+      assert.equal(cost(judge).input > saving, !asked, `${judge} at $${cost(judge).input}/M against $${saving}/M saved`);
+      await pi.prompt(question);
+      const main = server.bodies.filter((b) => !isJudge(b));
+      const judged = server.bodies.filter(isJudge);
+      assert.equal(main.length, 3, "the run's three main requests");
+      const edits = entriesOf(pi.branch(), "context_edit").length;
+      if (asked) {
+        assert.ok(judged.length >= 2, `${judge} was asked (${judged.length} requests)`);
+        assert.ok(judged.every((b) => b.model === judge));
+        assert.equal(edits, 2, "both outputs distilled");
+      } else {
+        // Not for want of a model or a credential: the judge was found and weighed.
+        assert.doesNotMatch(pi.status("context-guard") ?? "", /not found|no anthropic key/);
+        assert.equal(judged.length, 0, `no request to ${judge}`);
+        assert.equal(edits, 0, "nothing edited");
+        assert.equal(guardRecords(pi.branch()).length, 0, "a skipped pass appends no record");
+      }
+      assertNoPassFailure(pi.notifications);
+    } finally {
+      await pi.dispose();
+      await server.close();
+    }
   }
 });
