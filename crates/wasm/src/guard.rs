@@ -41,7 +41,8 @@ pub fn set_model(json: &str, model: &str) -> Result<String, JsError> {
 #[wasm_bindgen]
 pub struct Pass {
     planned: pass::Planned,
-    /// A checkpoint's `Gate` as JSON text; `None` for a run-end pass.
+    /// A checkpoint's `Gate` as JSON text; for a run-end pass only when its
+    /// judge was not worth calling (`Gate::of_run_end`).
     gate: Option<String>,
 }
 
@@ -59,7 +60,8 @@ impl Pass {
 
     /// Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
     /// `below-min-run-chars`, `no-classifier`; for a checkpoint also
-    /// `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`.
+    /// `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`;
+    /// `judge-not-worth-it` for both.
     #[wasm_bindgen(getter)]
     pub fn skipped(&self) -> Option<String> {
         self.planned.skipped.map(|s| s.as_str().to_string())
@@ -77,7 +79,11 @@ impl Pass {
 /// texts as UTF-8 one after another, and their byte lengths.
 #[wasm_bindgen(js_name = planPass)]
 pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
-    pass::plan_json(input, texts, lengths).map(|planned| Pass { planned, gate: None }).map_err(|e| JsError::new(&e))
+    let planned = pass::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+    // A judge not worth calling: its figures for `/guard`, as a checkpoint's skip has them.
+    let gate =
+        checkpoint::Gate::of_run_end(&planned.state).map(|g| g.to_json()).transpose().map_err(|e| JsError::new(&e))?;
+    Ok(Pass { planned, gate })
 }
 
 /// Step one of a mid-run checkpoint: as `planPass`, with the JSON of

@@ -65,7 +65,11 @@ impl SkipNote {
     /// The line `/guard` shows.
     fn line(&self) -> String {
         let g = &self.gate;
-        let at = format!("last checkpoint skipped (turn {})", g.turns);
+        let at = if g.run_end {
+            format!("last run end skipped ({} requests so far)", g.turns)
+        } else {
+            format!("last checkpoint skipped (turn {})", g.turns)
+        };
         match self.skipped.as_str() {
             "below-batch" => format!(
                 "{at}: below the batch, {} of {} chars eligible ({} output{}, {} old exchange{})",

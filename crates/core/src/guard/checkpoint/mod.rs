@@ -106,6 +106,8 @@ pub struct Gate {
     /// millionths of a dollar (`pass::weigh_judge`; 0 when not weighed).
     pub judge_cost_micros: usize,
     pub judge_saving_micros: usize,
+    /// A run end's skip (`of_run_end`): `turns` are then the session's requests so far.
+    pub run_end: bool,
     /// The main model's cache and where the weighed rewrite starts (absent
     /// when the break-even was not weighed).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +133,7 @@ impl Gate {
             outputs_only: f.boolean("outputsOnly"),
             judge_cost_micros: f.count("judgeCostMicros"),
             judge_saving_micros: f.count("judgeSavingMicros"),
+            run_end: f.boolean("runEnd"),
             cache: Cache::parse(&f.string("cache")),
             basis: Basis::parse(&f.string("basis")),
         }
@@ -282,6 +285,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 requests_so_far: requests_so_far(entries),
                 cache,
                 break_even: decision,
+                judge: None,
             },
         },
         gate,
@@ -305,6 +309,18 @@ fn turns_before(entries: &[ContextEntry], prompt_index: usize) -> Vec<usize> {
 }
 
 impl Gate {
+    /// A run end whose judge was not worth calling, as a skip's gate for `/guard`.
+    pub fn of_run_end(pass: &PassState) -> Option<Gate> {
+        let w = pass.judge?;
+        Some(Gate {
+            run_end: true,
+            turns: pass.requests_so_far,
+            judge_cost_micros: w.cost_micros,
+            judge_saving_micros: w.saving_micros,
+            ..Gate::default()
+        })
+    }
+
     /// As JSON text, for the wasm crate (serde_json's writer instantiated
     /// there would be a second copy in the `.wasm`).
     pub fn to_json(&self) -> Result<String, String> {

@@ -380,4 +380,14 @@ fn a_judge_that_costs_more_than_the_edits_save_is_not_asked() {
     assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
         "last checkpoint skipped (turn 40): judge not worth it, at least $0.0205 of judging > at most $0.0160 saved\n"
     ));
+    // A run end's skip (`Gate::of_run_end`, from the weighing `pass::plan` keeps when it sent nothing) says so.
+    let w = crate::guard::pass::JudgeWeighed { cost_micros: 160_000, saving_micros: 14_400 };
+    let pass = PassState { judge: Some(w), requests_so_far: 3, ..PassState::default() };
+    assert_eq!(Gate::of_run_end(&PassState { judge: None, ..pass.clone() }), None);
+    let g = Gate::of_run_end(&pass).unwrap();
+    assert_eq!((g.run_end, g.turns, g.judge_cost_micros, g.judge_saving_micros), (true, 3, 160_000, 14_400));
+    let note = json!({"lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+    assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
+        "last run end skipped (3 requests so far): judge not worth it, at least $0.1600 of judging > at most $0.0144 saved\n"
+    ));
 }

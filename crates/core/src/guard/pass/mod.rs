@@ -172,6 +172,8 @@ pub struct PassState {
     /// Break-even decisions already taken (a checkpoint's, §7); `finish`
     /// adds the run end's and puts them all in the record.
     pub break_even: Vec<crate::guard::cache::BreakEven>,
+    /// A run end's judge weighing (`plan::weigh_judge`), when it sent nothing.
+    pub judge: Option<JudgeWeighed>,
 }
 
 /// One large output, cut and assigned to requests.

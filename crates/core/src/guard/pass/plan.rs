@@ -107,6 +107,7 @@ pub fn plan(input: &PassInput) -> Plan {
 
     let mut planned = PlannedItems::default();
     let mut large_skip = None;
+    let mut judge = None;
     if input.classifier {
         // Read once for both sizes: each candidate holds its output's text.
         let (large, small_candidates): (Vec<_>, Vec<_>) =
@@ -127,8 +128,9 @@ pub fn plan(input: &PassInput) -> Plan {
                 .collect(),
         };
         planned = plan_items(items, entries, &run, s, &measure);
-        if weigh_judge(input.judge, &planned, requests_so_far(entries)).is_some_and(|w| w.cost_micros > w.saving_micros)
-        {
+        judge =
+            weigh_judge(input.judge, &planned, requests_so_far(entries)).filter(|w| w.cost_micros > w.saving_micros);
+        if judge.is_some() {
             // Not one request: old images still go, they need none.
             planned = PlannedItems::default();
             large_skip = Some(Skip::JudgeNotWorthIt);
@@ -137,7 +139,9 @@ pub fn plan(input: &PassInput) -> Plan {
         large_skip = Some(Skip::NoClassifier);
     }
     if planned.requests.is_empty() && images.is_empty() {
-        return skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
+        let mut out = skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
+        (out.pass.judge, out.pass.requests_so_far) = (judge, requests_so_far(entries));
+        return out;
     }
     let count = planned.requests.len();
     Plan {
@@ -156,6 +160,7 @@ pub fn plan(input: &PassInput) -> Plan {
             requests_so_far: requests_so_far(entries),
             cache: measure.cache(),
             break_even: Vec::new(),
+            judge,
         },
     }
 }
@@ -371,9 +376,14 @@ mod tests {
         let dear = plan(&PassInput { judge: price(1_000.0, 0.3), ..inp.clone() });
         assert!(dear.requests.is_empty() && dear.pass.outputs.is_empty() && dear.pass.exchanges.is_empty());
         assert_eq!((dear.pass.images.len(), dear.pass.skipped), (sent.pass.images.len(), None));
-        // Without old images the pass is skipped, and says why.
+        assert_eq!(cheap.pass.judge, None, "only a weighing that sent nothing is kept");
+        let w = dear.pass.judge.unwrap();
+        assert!(w.cost_micros > w.saving_micros);
+        // Without old images the pass is skipped, and says why, with its figures for /guard.
         let mut no_images = PassInput { judge: price(1_000.0, 0.3), ..inp };
         no_images.settings.image_keep_turns = 0;
-        assert_eq!(plan(&no_images).pass.skipped, Some(Skip::JudgeNotWorthIt));
+        let skipped = plan(&no_images).pass;
+        assert_eq!((skipped.skipped, skipped.judge), (Some(Skip::JudgeNotWorthIt), Some(w)));
+        assert_eq!(skipped.requests_so_far, dear.pass.requests_so_far);
     }
 }
