@@ -135,7 +135,8 @@ export class Pass {
     /**
      * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
      * `below-min-run-chars`, `no-classifier`; for a checkpoint also
-     * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`.
+     * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`;
+     * `judge-not-worth-it` for both.
      * @returns {string | undefined}
      */
     get skipped() {
