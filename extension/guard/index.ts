@@ -139,6 +139,11 @@ export function registerGuard(pi: ExtensionAPI): void {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
         return undefined;
       }
+      // A judge not worth calling (guard/pass/plan.rs `weigh_judge`): /guard shows the skip with its figures,
+      // until a checkpoint runs or a later run end asks.
+      const gate = planned.value.gate;
+      if (gate?.runEnd) lastSkip = { skipped: "judge-not-worth-it", gate };
+      else if (planned.value.requests.length > 0 && lastSkip?.gate?.runEnd) lastSkip = undefined;
       if (planned.value.skipped) return undefined;
 
       // One list of requests for every kind (large, small, exchange), under one limiter and one budget.

@@ -215,6 +215,8 @@ export interface CheckpointGate {
   /** A chat-model judge's least cost and its edits' most saving, in millionths of a dollar (0 when not weighed). */
   judgeCostMicros: number;
   judgeSavingMicros: number;
+  /** A run end's skip (the judge not worth calling): `turns` are then the session's requests so far. */
+  runEnd: boolean;
 }
 
 /** How the main model's provider caches (guard/cache.rs `Cache`). */

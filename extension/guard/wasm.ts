@@ -43,7 +43,7 @@ export interface Planned {
    */
   pass: PlannedPass;
   skipped: PassSkip | undefined;
-  /** A checkpoint's gate figures (`planCheckpoint` only). */
+  /** A checkpoint's gate figures; a run end's only when its judge was not worth calling (`runEnd`). */
   gate?: CheckpointGate;
 }
 

@@ -432,6 +432,16 @@ test(`Pi ${piVersion}: a judge that costs more than its edits can save is not as
         assert.equal(edits, 0, "nothing edited");
         assert.equal(guardRecords(pi.branch()).length, 0, "a skipped pass appends no record");
       }
+      // /guard shows the skip with its figures: at least judged/4 × $10/M against at most judged/4 × $0.90/M,
+      // so the cost is at least 10/0.9 times the saving (the system prompts add to it).
+      await pi.prompt("/guard");
+      const shown = pi.notifications.at(-1)?.message ?? "";
+      const line = /last run end skipped \(3 requests so far\): judge not worth it, at least \$(\d+\.\d{4}) of judging > at most \$(\d+\.\d{4}) saved/.exec(shown);
+      assert.equal(Boolean(line), !asked, shown);
+      if (line) {
+        const [judging, saved] = [Number(line[1]), Number(line[2])];
+        assert.ok(saved > 0 && judging >= (saved * cost(judge).input) / saving - 0.0001, `$${judging} against $${saved}`);
+      }
       assertNoPassFailure(pi.notifications);
     } finally {
       await pi.dispose();
