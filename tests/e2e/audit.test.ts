@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { crc32, deflateSync } from "node:zlib";
 import { join } from "node:path";
 import { test } from "node:test";
 import { writeSession } from "../harness/audit-sessions.ts";
@@ -14,6 +13,7 @@ import { keepChunks } from "../harness/classifier.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
 import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
 import { type Loose, piVersion, repoRoot } from "../harness/pi.ts";
+import { png } from "../harness/png.ts";
 import { startSession } from "../harness/session.ts";
 import "../../extension/core.ts"; // instantiates the wasm module
 import * as wasm from "../../pkg/context_guard.js";
@@ -130,25 +130,6 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
   }
 });
 
-/** A real PNG of the given size (grey pixels). */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, "latin1");
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-    return Buffer.concat([head, data, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.alloc(1 + width * 3, 0x80);
-  row[0] = 0;
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw)), chunk("IEND", Buffer.alloc(0))]);
-}
 
 test(`Pi ${piVersion}: a real session with a compaction, an image and a branch left behind`, async () => {
   const dir = mkdtempSync(join(tmpdir(), "cg-audit-tree-"));

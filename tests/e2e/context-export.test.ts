@@ -3,13 +3,11 @@
 // by default or where the user says; a path that cannot be written is a
 // message, not a failure; and `pi -p "/context export …"` from the command line.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { tempAgent } from "../harness/cli.ts";
-import { offlineEnv } from "../harness/offline.ts";
-import { agent, type Loose, piCli, piVersion, repoRoot } from "../harness/pi.ts";
+import { pi, tempAgent } from "../harness/cli.ts";
+import { agent, type Loose, piVersion, repoRoot } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 import { recorder } from "./context-helpers.ts";
 
@@ -68,14 +66,7 @@ test(`Pi ${piVersion} print: pi -p "/context export report.json" writes the file
   const dir = tempAgent();
   try {
     const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
-    const run = spawnSync(process.execPath, [piCli, "-p", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context export report.json"], {
-      cwd: dir.cwd,
-      env: offlineEnv({ PI_CODING_AGENT_DIR: dir.agentDir }),
-      stdio: ["ignore", "pipe", "pipe"],
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    assert.equal(run.status, 0, run.stderr);
+    const run = await pi(["-p", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context export report.json"], dir);
     assert.match(run.stdout, /^Context report written to .*report\.json \(pi-context-guard\/context-report v1\)/);
     const data = JSON.parse(readFileSync(join(dir.cwd, "report.json"), "utf8"));
     assert.equal(data.schema, "pi-context-guard/context-report");

@@ -3,28 +3,14 @@
 // stream as an `entry_appended` record of a `context-report` custom entry
 // (and `/guard` its replies as `guard-report` entries).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { startRpc, tempAgent } from "../harness/cli.ts";
-import { offlineEnv } from "../harness/offline.ts";
-import { piCli, piVersion, repoRoot } from "../harness/pi.ts";
+import { pi, startRpc, tempAgent } from "../harness/cli.ts";
+import { piVersion, repoRoot } from "../harness/pi.ts";
 
 const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
 
-/** `pi <args>` with stdin closed (print and json modes read a piped stdin as input). */
-function pi(args: string[], dir: { agentDir: string; cwd: string }) {
-  const run = spawnSync(process.execPath, [piCli, ...args], {
-    cwd: dir.cwd,
-    env: offlineEnv({ PI_CODING_AGENT_DIR: dir.agentDir }),
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  assert.equal(run.status, 0, run.stderr);
-  return { stdout: run.stdout, stderr: run.stderr };
-}
 
 test(`Pi ${piVersion} rpc: /context notifies the same facts as plain text`, async () => {
   const dir = tempAgent();
@@ -65,7 +51,7 @@ test(`Pi ${piVersion} rpc: /context compact reports a failure as a notification`
 test(`Pi ${piVersion} print: pi -p "/context" writes the report to stdout`, async () => {
   const dir = tempAgent();
   try {
-    const { stdout } = pi(["-p", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
+    const { stdout } = await pi(["-p", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
     assert.match(stdout, /^Context: 0 \/ 200\.0k tokens/);
     assert.match(stdout, /\nComposition \(estimate: [\d.]+k? tokens\)\n/);
     assert.match(stdout, /host counts messages only/);
@@ -77,7 +63,7 @@ test(`Pi ${piVersion} print: pi -p "/context" writes the report to stdout`, asyn
 test(`Pi ${piVersion} json: /context reaches the JSONL stream as Pi's own entry_appended record, and nothing else is printed`, async () => {
   const dir = tempAgent();
   try {
-    const { stdout } = pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
+    const { stdout } = await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
     const records = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
     const entries = records.filter((r) => r.type === "entry_appended" && r.entry?.customType === "context-report");
     assert.equal(entries.length, 1, stdout);
@@ -102,7 +88,7 @@ test(`Pi ${piVersion} json: /context reaches the JSONL stream as Pi's own entry_
 test(`Pi ${piVersion} json: /context export says where through the same entry`, async () => {
   const dir = tempAgent();
   try {
-    const { stdout } = pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context export out.json"], dir);
+    const { stdout } = await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context export out.json"], dir);
     const entry = stdout
       .split("\n")
       .filter(Boolean)
@@ -126,16 +112,16 @@ test(`Pi ${piVersion} json: /guard replies through a guard-report entry on the s
         .map((line) => JSON.parse(line))
         .filter((r) => r.type === "entry_appended" && r.entry?.customType === "guard-report")
         .map((r) => r.entry);
-    const status = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard"], dir).stdout);
+    const status = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard"], dir)).stdout);
     assert.equal(status.length, 1);
     assert.equal(status[0].type, "custom", "a custom entry: never in the model's context");
     assert.equal(status[0].data.kind, "info");
     assert.match(status[0].data.text, /^context-guard: on/);
     assert.match(status[0].data.text, /\n {2}cache pin: on, idle: faux\/faux-1 is not an Anthropic Messages model\n/);
-    const off = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard off"], dir).stdout);
+    const off = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard off"], dir)).stdout);
     assert.equal(off.length, 1);
     assert.match(off[0].data.text, /^context-guard: off \(saved to .*context-guard\.json\)$/);
-    const wrong = entriesOf(pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard sideways"], dir).stdout);
+    const wrong = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard sideways"], dir)).stdout);
     assert.equal(wrong[0].data.kind, "warning");
     assert.match(wrong[0].data.text, /unknown subcommand "sideways"/);
   } finally {

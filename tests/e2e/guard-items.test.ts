@@ -6,37 +6,13 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { crc32, deflateSync } from "node:zlib";
 import { answering, choose } from "../harness/classifier.ts";
 import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResultEntry } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
+import { png } from "../harness/png.ts";
 import { startSession } from "../harness/session.ts";
 
-/** A real PNG of the given size (grey pixels). */
-function png(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, "latin1");
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-    return Buffer.concat([head, data, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.alloc(1 + width * 3, 0x80);
-  row[0] = 0;
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
 
 const lastRecord = (branch: Loose[]) => entriesOf(branch, "custom", "context-guard").at(-1)?.data;
 const editOf = (branch: Loose[], id: string) => entriesOf(branch, "context_edit").findLast((e: Loose) => e.targetId === id);
