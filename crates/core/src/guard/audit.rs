@@ -22,7 +22,7 @@ use crate::guard::items::{run_calls, small_of, superseded_by};
 use crate::guard::json::push_str;
 use crate::guard::pass::PassInput;
 use crate::guard::render::tool_label;
-use crate::guard::span::{find_run, large_of, run_outputs};
+use crate::guard::span::{find_run, large_of, run_outputs, Output};
 use crate::text::{js_prefix, push_usize};
 
 /// A prompt as an exchange candidate's label shows it.
@@ -91,32 +91,23 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
         let (large, small): (Vec<_>, Vec<_>) =
             run_outputs(own, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
         let calls = run_calls(own, &run);
+        let output = |kind, o: Output, superseded| Candidate {
+            kind,
+            label: tool_label(&o.tool, &o.arguments),
+            rewrite: measure.measure(start + o.entry_index),
+            tool: o.tool,
+            entry_id: o.entry_id,
+            chars: o.chars,
+            superseded,
+            run: k,
+        };
         for o in large_of(large, s).outputs {
             let later = calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a));
             let superseded = superseded_by(&o.tool, &o.arguments, later).is_some();
-            out.push(Candidate {
-                kind: "large",
-                label: tool_label(&o.tool, &o.arguments),
-                rewrite: measure.measure(start + o.entry_index),
-                tool: o.tool,
-                entry_id: o.entry_id,
-                chars: o.chars,
-                superseded,
-                run: k,
-            });
+            out.push(output("large", o, superseded));
         }
         for so in small_of(small, own, &run, s) {
-            let o = so.output;
-            out.push(Candidate {
-                kind: "small",
-                label: tool_label(&o.tool, &o.arguments),
-                rewrite: measure.measure(start + o.entry_index),
-                tool: o.tool,
-                entry_id: o.entry_id,
-                chars: o.chars,
-                superseded: so.superseded.is_some(),
-                run: k,
-            });
+            out.push(output("small", so.output, so.superseded.is_some()));
         }
         // Old exchanges: the one that has just left the last `keepRecentExchanges` (earlier ones were
         // candidates at earlier run ends), read from its prompt on, so that no run end measures every
