@@ -55,7 +55,7 @@
 // requests can lower its peak); a fourth configuration,
 // `midRunBreakEven: false`, is printed for comparison only and shows that
 // bound.
-import { type AnthropicServer, anthropicSession, type RequestUsage, startAnthropicServer } from "../harness/anthropic-server.ts";
+import { type AnthropicServer, anthropicSession, breakpointsOf, type RequestUsage, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { checkOracle, checkRunWorked, longRunScript, type OracleCheck, project, shortRunScript, startLongRun } from "../harness/long-run.ts";
 import { agent, ai, type Loose, piVersion } from "../harness/pi.ts";
 import type { ProviderRequest } from "../harness/session.ts";
@@ -119,17 +119,6 @@ function requestTokens(r: ProviderRequest): number {
   return system + r.messages.reduce((n, m) => n + estimate(m), 0);
 }
 
-/** The `cache_control` marks of a Messages body (tools, system, message blocks). */
-function breakpointsOf(body: Loose): number {
-  let n = 0;
-  const count = (blocks: unknown) => {
-    if (Array.isArray(blocks)) for (const b of blocks) if (b && typeof b === "object" && "cache_control" in b) n++;
-  };
-  count(body.tools);
-  count(body.system);
-  for (const m of body.messages ?? []) count(m.content);
-  return n;
-}
 
 /** The priced model: the session's, as Pi's registry built it from its catalog (and models.json's base URL). */
 let pricedModel: Loose;
@@ -234,7 +223,7 @@ async function measure(short: boolean, name: string, settings: Record<string, un
       wirePeak: Math.max(...server.bodies.map((b) => Math.ceil(JSON.stringify(b).length / 4))),
       after: window.reduce((n: number, m: Loose) => n + estimate(m), 0),
       usage,
-      breakpoints: server.bodies.map(breakpointsOf),
+      breakpoints: server.bodies.map((b) => breakpointsOf(b).length),
       read: sum((u) => u.read),
       written: sum((u) => u.written),
       written1h: sum((u) => u.written1h),

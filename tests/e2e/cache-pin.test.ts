@@ -7,20 +7,9 @@
 // to a body is Pi's rolling cache_control copied onto the question.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
+import { anthropicSession, breakpointsOf, startAnthropicServer } from "../harness/anthropic-server.ts";
 import type { Loose } from "../harness/pi.ts";
 import { type Step, startSession } from "../harness/session.ts";
-
-/** Every breakpoint in a body: tools, system blocks, message blocks. */
-function breakpoints(body: Loose): string[] {
-  const at: string[] = [];
-  (body.tools ?? []).forEach((t: Loose, i: number) => t.cache_control && at.push(`tools[${i}]`));
-  (Array.isArray(body.system) ? body.system : []).forEach((b: Loose, i: number) => b.cache_control && at.push(`system[${i}]`));
-  (body.messages ?? []).forEach((m: Loose, i: number) => {
-    if (Array.isArray(m.content)) m.content.forEach((b: Loose, k: number) => b.cache_control && at.push(`messages[${i}][${k}]`));
-  });
-  return at;
-}
 
 /** Pi's payload with the question pin as guard.md §8 describes it, written independently of the extension. */
 function pinnedByTheBook(pis: Loose): Loose {
@@ -79,16 +68,16 @@ for (const calls of [1, 5, 12]) {
     const own = await run(calls, { pinAnthropicCache: false });
     const { sent } = await run(calls);
     for (let r = 0; r < sent.length; r++) {
-      assert.deepEqual(breakpoints(own.sent[r]), pisOwn(own.sent[r]), `request ${r} without the pin: Pi's 3 breakpoints`);
+      assert.deepEqual(breakpointsOf(own.sent[r]), pisOwn(own.sent[r]), `request ${r} without the pin: Pi's 3 breakpoints`);
       assert.equal(JSON.stringify(own.raw[r]), own.hooked[r], `request ${r} without the pin: the payload object Pi built, byte for byte`);
       // The first request ends with the question: Pi's own breakpoint is on it, nothing to add.
       assert.deepEqual(sent[r], r === 0 ? own.sent[r] : pinnedByTheBook(own.sent[r]), `request ${r}: Pi's body and the pin, nothing else`);
-      assert.ok(breakpoints(sent[r]).length <= 4, `request ${r}: ${breakpoints(sent[r])}`);
+      assert.ok(breakpointsOf(sent[r]).length <= 4, `request ${r}: ${breakpointsOf(sent[r])}`);
     }
     for (let r = 1; r < sent.length; r++) {
       const rolling = own.sent[r].messages.at(-1).content.at(-1).cache_control;
       assert.deepEqual(sent[r].messages[0].content.at(-1).cache_control, rolling, `request ${r}: the question carries Pi's cache_control`);
-      assert.equal(breakpoints(sent[r]).length, 4);
+      assert.equal(breakpointsOf(sent[r]).length, 4);
     }
   });
 }
@@ -97,6 +86,6 @@ test("the guard switched off leaves Pi's body alone too", async () => {
   const { hooked, raw, sent } = await run(2, { enabled: false });
   for (let r = 0; r < sent.length; r++) {
     assert.equal(JSON.stringify(raw[r]), hooked[r], `request ${r}`);
-    assert.deepEqual(breakpoints(sent[r]), pisOwn(sent[r]), `request ${r}`);
+    assert.deepEqual(breakpointsOf(sent[r]), pisOwn(sent[r]), `request ${r}`);
   }
 });

@@ -14,7 +14,7 @@
 // it while a test runs, so a TTL passes without waiting.
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { ANTHROPIC_MODEL, anthropicSession, manualClock, promptBlocks, startAnthropicServer } from "../harness/anthropic-server.ts";
+import { ANTHROPIC_MODEL, anthropicSession, breakpointsOf, manualClock, promptBlocks, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { keepMatching } from "../harness/classifier.ts";
 import { guardRecords } from "../harness/guard-checks.ts";
 import type { Loose } from "../harness/pi.ts";
@@ -32,14 +32,6 @@ function tokensThrough(body: Loose, m: number): number {
   const before = (body.tools?.length ?? 0) + (Array.isArray(body.system) ? body.system.length : 1);
   const upTo = before + body.messages.slice(0, m + 1).reduce((n: number, x: Loose) => n + (typeof x.content === "string" ? 1 : x.content.length), 0);
   return blocks.slice(0, upTo).reduce((n, b) => n + b.tokens, 0);
-}
-
-function breakpoints(body: Loose): string[] {
-  const at: string[] = [];
-  (body.tools ?? []).forEach((t: Loose, i: number) => t.cache_control && at.push(`tools[${i}]`));
-  (Array.isArray(body.system) ? body.system : []).forEach((b: Loose, i: number) => b.cache_control && at.push(`system[${i}]`));
-  (body.messages ?? []).forEach((m: Loose, i: number) => Array.isArray(m.content) && m.content.forEach((b: Loose, k: number) => b.cache_control && at.push(`messages[${i}][${k}]`)));
-  return at;
 }
 
 interface Case {
@@ -100,10 +92,10 @@ test("after an edit the next request reads from the read point: the latest entry
   const on = await twoPrompts({ large: 3 });
   // Question (message 0) and read point (call 2's result, message 6); Pi's 3 and these 3 would be 6, so
   // the system breakpoint makes room for one and the write anchor, last in priority, stays out.
-  assert.deepEqual(breakpoints(on.body), ["tools[4]", "messages[0][0]", "messages[6][0]", "messages[30][0]"]);
+  assert.deepEqual(breakpointsOf(on.body), ["tools[4]", "messages[0][0]", "messages[6][0]", "messages[30][0]"]);
   assert.equal(on.usage.read, tokensThrough(on.body, 6), "read through the read point");
   const off = await twoPrompts({ large: 3, pin: false });
-  assert.deepEqual(breakpoints(off.body), ["tools[4]", "system[0]", "messages[30][0]"]);
+  assert.deepEqual(breakpointsOf(off.body), ["tools[4]", "system[0]", "messages[30][0]"]);
   assert.ok(off.usage.read < tokensThrough(off.body, 0), `without the pin only tools and system are read: ${off.usage.read}`);
   assert.ok(on.usage.written < off.usage.written, `the pin writes less again: ${on.usage.written} < ${off.usage.written}`);
   assert.match(on.guard, /\n {2}cache pin: on; last request: question \+ read point \(system breakpoint dropped\)\n/);
@@ -112,14 +104,14 @@ test("after an edit the next request reads from the read point: the latest entry
 
 test("a read point past its TTL is not used: the write anchor takes its place", async () => {
   const { body, usage } = await twoPrompts({ large: 3, idleMinutes: 6 });
-  assert.deepEqual(breakpoints(body), ["tools[4]", "messages[0][0]", "messages[8][0]", "messages[30][0]"]);
+  assert.deepEqual(breakpointsOf(body), ["tools[4]", "messages[0][0]", "messages[8][0]", "messages[30][0]"]);
   assert.equal(usage.read, 0, "every entry expired after 5 minutes");
 });
 
 test("an edit before every logged entry leaves the question and the write anchor", async () => {
   const { body, usage } = await twoPrompts({ large: 0 });
   // The first output changed: no tool result before it holds an entry; the anchor ends its batch.
-  assert.deepEqual(breakpoints(body), ["tools[4]", "messages[0][0]", "messages[2][0]", "messages[30][0]"]);
+  assert.deepEqual(breakpointsOf(body), ["tools[4]", "messages[0][0]", "messages[2][0]", "messages[30][0]"]);
   assert.equal(usage.read, tokensThrough(body, 0), "the question's entry is read");
 });
 
@@ -127,7 +119,7 @@ test("after a model switch only the question is pinned: another model's entries 
   const { body, usage, guard } = await twoPrompts({ large: 3, switchTo: "claude-haiku-4-5" });
   assert.equal(body.model, "claude-haiku-4-5");
   assert.notEqual(body.model, ANTHROPIC_MODEL);
-  assert.deepEqual(breakpoints(body), ["tools[4]", "system[0]", "messages[0][0]", "messages[30][0]"]);
+  assert.deepEqual(breakpointsOf(body), ["tools[4]", "system[0]", "messages[0][0]", "messages[30][0]"]);
   assert.equal(usage.read, 0, "the new model has no entries at the server");
   assert.match(guard, /\n {2}cache pin: on; last request: question\n/);
 });

@@ -97,6 +97,21 @@ export interface PromptBlock {
   breakpointTtlMs?: number;
 }
 
+/**
+ * Where a Messages body has `cache_control` breakpoints, in cache order: `tools[i]`, `system[i]`,
+ * `messages[i][k]` (string content has none).
+ */
+export function breakpointsOf(body: Loose): string[] {
+  const at: string[] = [];
+  const scan = (blocks: unknown, name: string) => {
+    if (Array.isArray(blocks)) blocks.forEach((b: Loose, i: number) => b?.cache_control && at.push(`${name}[${i}]`));
+  };
+  scan(body.tools, "tools");
+  scan(body.system, "system");
+  (Array.isArray(body.messages) ? body.messages : []).forEach((m: Loose, i: number) => scan(m?.content, `messages[${i}]`));
+  return at;
+}
+
 /** The request's prompt as blocks, with breakpoints; throws a clear message on what Anthropic rejects. */
 export function promptBlocks(body: Loose): PromptBlock[] {
   if (typeof body !== "object" || body === null) throw new Error("body must be a JSON object");
