@@ -7,8 +7,8 @@
 //! entries sit before it on the branch).
 
 use super::composition::Row;
-use super::{add, chars_to_tokens, whole_tokens, HistoryInputs, Messages};
-use crate::text::{js_len, short_count};
+use super::{add, chars_to_tokens, count, whole_tokens, HistoryInputs, Messages};
+use crate::text::js_len;
 use serde::Serialize;
 
 /// Compactions on the branch.
@@ -74,15 +74,14 @@ pub fn compacted(before: f64, host: Option<u64>, estimate: u64) -> Compacted {
         Some(t) => (t, false),
         None => (estimate, true),
     };
-    let fmt = |n: u64| short_count(usize::try_from(n).unwrap_or(usize::MAX));
     let line = if after_is_estimate {
         format!(
             "Compacted: {} -> ~{} tokens (the composition estimate; Pi's total is pending until the next reply)",
-            fmt(before),
-            fmt(after)
+            count(before),
+            count(after)
         )
     } else {
-        format!("Compacted: {} -> {} tokens", fmt(before), fmt(after))
+        format!("Compacted: {} -> {} tokens", count(before), count(after))
     };
     Compacted { before, after, after_is_estimate, line }
 }

@@ -8,8 +8,8 @@
 //! counts when the model asked for that entry after that record. The figures
 //! are every pass on the branch, so a compaction does not take them back.
 
-use super::MAX_SAFE;
-use crate::text::{sanitize_line, short_count};
+use super::{count, whole_tokens, MAX_SAFE};
+use crate::text::sanitize_line;
 use serde::Serialize;
 
 /// The kinds of the guard's records, in the order the report lists them.
@@ -88,7 +88,7 @@ pub fn detail(inputs: &KeptInputs) -> KeptDetail {
     for (r, _) in inputs.results.iter().zip(newest).filter(|(r, newest)| *newest && r.outcome != "kept") {
         if let Some(k) = KINDS.iter().position(|&k| k == r.kind).and_then(|i| out.kinds.get_mut(i)) {
             k.items = k.items.saturating_add(1);
-            k.chars = k.chars.saturating_add(whole(r.saved)).min(MAX_SAFE);
+            k.chars = k.chars.saturating_add(whole_tokens(r.saved)).min(MAX_SAFE);
         }
         let recalled = u32::from(inputs.recalls.iter().any(|(at, id)| *at > r.at && *id == r.entry_id));
         let tool = sanitize_line(&r.tool, 40);
@@ -109,25 +109,13 @@ pub fn detail(inputs: &KeptInputs) -> KeptDetail {
     out
 }
 
-fn whole(x: f64) -> u64 {
-    if x.is_finite() && x > 0.0 {
-        (x.round() as u64).min(MAX_SAFE)
-    } else {
-        0
-    }
-}
-
-fn tokens(chars: u64) -> String {
-    short_count(usize::try_from(chars.div_ceil(4)).unwrap_or(usize::MAX))
-}
-
 /// The lines under "Kept out by kind": one per kind with anything kept out.
 pub fn kind_lines(d: &KeptDetail) -> Vec<String> {
     d.kinds
         .iter()
         .zip(KIND_NAMES)
         .filter(|(k, _)| k.items > 0)
-        .map(|(k, name)| format!("{name}: {} kept out, ~{} tokens", k.items, tokens(k.chars)))
+        .map(|(k, name)| format!("{name}: {} kept out, ~{} tokens", k.items, count(k.chars.div_ceil(4))))
         .collect()
 }
 

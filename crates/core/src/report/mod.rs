@@ -357,6 +357,11 @@ pub fn build_json(
     serde_json::to_string(&build(&inputs, texts)).map_err(|e| format!("context report: {e}"))
 }
 
+/// A count as the report prints it (`1,234`, `12.3k`), never above [`MAX_SAFE`].
+pub fn count(n: u64) -> String {
+    crate::text::short_count(usize::try_from(n.min(MAX_SAFE)).unwrap_or(usize::MAX))
+}
+
 /// A token count from the host, made safe: NaN, negatives and infinities are
 /// 0, fractions round, and nothing exceeds [`MAX_SAFE`].
 pub fn whole_tokens(t: f64) -> u64 {

@@ -9,9 +9,8 @@
 //! before it. The text gives the short form (first, peak, last, count); the
 //! screen draws the series.
 
-use super::whole_tokens;
+use super::{count, whole_tokens};
 use crate::decimal::fixed;
-use crate::text::short_count;
 use serde::Serialize;
 
 /// A compaction entry came before this request (since the one before it).
@@ -60,11 +59,6 @@ pub struct Cache {
     pub read: u64,
     pub written: u64,
     pub uncached: u64,
-}
-
-/// A count as the report prints it (`text::count`, which imports this module).
-fn count(n: u64) -> String {
-    short_count(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// The figures, in one pass over the series.

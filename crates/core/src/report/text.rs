@@ -8,9 +8,8 @@
 use super::drift::DriftNote;
 use super::gauge::{GaugeBasis, WINDOW_CELLS};
 use super::threshold::{ReserveSource, ThresholdState, WindowSource};
-use super::{ContextReport, MAX_SAFE};
+use super::ContextReport;
 use crate::decimal::fixed;
-use crate::text::short_count;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -18,10 +17,7 @@ use std::fmt::Write;
 pub const FULL: char = '█';
 pub const EMPTY: char = '░';
 
-/// A token count as printed: `950`, `5.1k`, `1.3M`.
-pub fn count(n: u64) -> String {
-    short_count(usize::try_from(n.min(MAX_SAFE)).unwrap_or(usize::MAX))
-}
+pub use super::count;
 
 fn signed(n: i64) -> String {
     let magnitude = count(n.unsigned_abs());
