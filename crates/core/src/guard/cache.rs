@@ -342,13 +342,19 @@ pub struct BreakEven {
     pub paid_off: bool,
 }
 
+/// Every break-even's comparison: `saved chars × requests (or turns) ≥
+/// factor × rewrite chars` (guard.md §4 run end, §7 checkpoints).
+pub fn pays_off(saved_chars: usize, requests: usize, rewrite_chars: usize, factor: usize) -> bool {
+    saved_chars.saturating_mul(requests) >= rewrite_chars.saturating_mul(factor)
+}
+
 impl BreakEven {
     /// The rule itself: no extra rewrite pays off at once; otherwise the
     /// minimum saving, then `saved × requests ≥ factor × rewrite`.
     pub fn weigh(mut self) -> BreakEven {
         self.paid_off = self.rewrite_chars == 0
             || (self.saved_chars >= self.min_saving_chars
-                && self.saved_chars.saturating_mul(self.requests) >= self.rewrite_chars.saturating_mul(self.factor));
+                && pays_off(self.saved_chars, self.requests, self.rewrite_chars, self.factor));
         self
     }
 

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::decimal::{fixed, whole};
-use crate::guard::cache::{Basis, BreakEven, Rule};
+use crate::guard::cache::{pays_off, Basis, BreakEven, Rule};
 use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
@@ -270,7 +270,7 @@ fn break_even_line(b: &BreakEven) -> String {
         if checkpoint { "pending" } else { "saved" },
         b.requests,
         if checkpoint { "turns" } else { "requests" },
-        if b.saved_chars.saturating_mul(b.requests) >= b.rewrite_chars.saturating_mul(b.factor) { "≥" } else { "<" },
+        if pays_off(b.saved_chars, b.requests, b.rewrite_chars, b.factor) { "≥" } else { "<" },
         b.factor,
         short_count(b.rewrite_chars),
         b.cache.as_str(),

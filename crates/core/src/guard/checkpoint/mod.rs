@@ -147,12 +147,10 @@ pub struct Checkpoint {
     pub gate: Gate,
 }
 
-/// The break-even (§7): `pending chars × turns so far ≥ factor × rewrite
-/// chars`. "Turns so far" stands in for the turns still to come (seed 001
-/// DESIGN.md), each of which reads `pending` characters fewer.
-pub fn pays_off(pending_chars: usize, turns: usize, rewrite_chars: usize, factor: usize) -> bool {
-    pending_chars.saturating_mul(turns) >= rewrite_chars.saturating_mul(factor)
-}
+/// The break-even (§7), [`crate::guard::cache::pays_off`]: "turns so far"
+/// stands in for the turns still to come (seed 001 DESIGN.md), each of
+/// which reads `pending` characters fewer.
+pub use crate::guard::cache::pays_off;
 
 /// The checkpoint's first step: the eligible items, the gates, then the
 /// requests of what passed, planned as the run-end pass plans them. Finish
@@ -251,9 +249,10 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     }
 
     let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure);
+    let requests_so_far = requests_so_far(entries);
     // The judge's break-even where the others apply: not for room before compacting.
     if input.gates == Gates::MidRun {
-        if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far(entries)) {
+        if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far) {
             (gate.judge_cost_micros, gate.judge_saving_micros) = (w.cost_micros, w.saving_micros);
             if w.cost_micros > w.saving_micros {
                 return skip(Skip::JudgeNotWorthIt, gate);
@@ -282,7 +281,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 small: planned.small,
                 exchanges: planned.exchanges,
                 images: Vec::new(),
-                requests_so_far: requests_so_far(entries),
+                requests_so_far,
                 cache,
                 break_even: decision,
                 judge: None,

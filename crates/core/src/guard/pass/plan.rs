@@ -99,6 +99,7 @@ pub fn plan(input: &PassInput) -> Plan {
         return skipped(s, Skip::NoRun);
     };
     let measure = rewrite(&input.model, entries);
+    let requests_so_far = requests_so_far(entries);
     let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
     for im in &mut images {
         let m = measure.measure(im.entry_index);
@@ -128,8 +129,7 @@ pub fn plan(input: &PassInput) -> Plan {
                 .collect(),
         };
         planned = plan_items(items, entries, &run, s, &measure);
-        judge =
-            weigh_judge(input.judge, &planned, requests_so_far(entries)).filter(|w| w.cost_micros > w.saving_micros);
+        judge = weigh_judge(input.judge, &planned, requests_so_far).filter(|w| w.cost_micros > w.saving_micros);
         if judge.is_some() {
             // Not one request: old images still go, they need none.
             planned = PlannedItems::default();
@@ -140,7 +140,7 @@ pub fn plan(input: &PassInput) -> Plan {
     }
     if planned.requests.is_empty() && images.is_empty() {
         let mut out = skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
-        (out.pass.judge, out.pass.requests_so_far) = (judge, requests_so_far(entries));
+        (out.pass.judge, out.pass.requests_so_far) = (judge, requests_so_far);
         return out;
     }
     let count = planned.requests.len();
@@ -157,7 +157,7 @@ pub fn plan(input: &PassInput) -> Plan {
             small: planned.small,
             exchanges: planned.exchanges,
             images,
-            requests_so_far: requests_so_far(entries),
+            requests_so_far,
             cache: measure.cache(),
             break_even: Vec::new(),
             judge,
