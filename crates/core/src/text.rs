@@ -285,6 +285,16 @@ pub fn join<S: AsRef<str>>(parts: &[S], sep: &str) -> String {
     out
 }
 
+/// FNV-1a's start, and one byte of it: a hash that grows a byte at a time, so
+/// a text's prefixes hash incrementally (the chunker's per-line maps, the
+/// cache pin's prefix identities).
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+#[inline(always)]
+pub fn fnv_step(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

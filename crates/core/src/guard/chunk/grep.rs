@@ -10,22 +10,13 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::text::{any_byte_below, any_byte_is, find_byte, same_bytes, word};
+use crate::text::{any_byte_below, any_byte_is, find_byte, fnv_step, same_bytes, word, FNV_OFFSET};
 
 use super::{make_chunk, windows, Chunk, Line};
 
 /// A path longer than this is not taken for a file name: no file system has
 /// longer paths, and it bounds the work per context line.
 pub const MAX_PATH: usize = 1024;
-
-/// FNV-1a, one byte at a time, so a line's prefixes hash incrementally.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-#[inline(always)]
-fn fnv_step(h: u64, b: u8) -> u64 {
-    (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-}
 
 fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))

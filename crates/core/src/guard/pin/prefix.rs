@@ -12,6 +12,8 @@
 
 use serde_json::Value;
 
+use crate::text::{fnv_step, FNV_OFFSET};
+
 /// Where a block sits in the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
@@ -56,9 +58,6 @@ pub struct Prompt {
     pub messages: Vec<MessageShape>,
 }
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
 struct Fnv {
     h: u64,
     chars: usize,
@@ -66,10 +65,7 @@ struct Fnv {
 
 impl Fnv {
     fn bytes(&mut self, b: &[u8]) {
-        for &x in b {
-            self.h ^= u64::from(x);
-            self.h = self.h.wrapping_mul(FNV_PRIME);
-        }
+        self.h = b.iter().fold(self.h, |h, &x| fnv_step(h, x));
     }
 
     /// A tag byte between values, so `["ab"]` and `["a","b"]` differ.
@@ -148,9 +144,7 @@ pub fn read(body: &Value) -> Prompt {
         push(&mut fnv, &mut prompt, Place::Tool(i), t);
     }
     match body.get("system") {
-        Some(Value::String(s)) => {
-            fnv.value(&Value::String(s.clone()), true);
-        }
+        Some(s @ Value::String(_)) => fnv.value(s, true),
         Some(Value::Array(a)) => {
             for (i, b) in a.iter().enumerate() {
                 push(&mut fnv, &mut prompt, Place::System(i), b);
