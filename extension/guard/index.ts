@@ -57,13 +57,15 @@ export function registerGuard(pi: ExtensionAPI): void {
     say(ctx, `context-guard: ${message}`, "warning");
   };
   let fitted: { from: Loaded; window: number | undefined; to: Loaded } | undefined;
-  const settingsOf = (ctx: ExtensionContext): Loaded => {
+  /** The settings file's settings, read once (its warnings shown once). */
+  const fileSettings = (ctx: ExtensionContext): Loaded => {
     if (!loaded) {
       loaded = loadSettings();
       for (const w of loaded.warnings) warnOnce(ctx, w);
     }
-    return fitToClassifier(ctx, loaded);
+    return loaded;
   };
+  const settingsOf = (ctx: ExtensionContext): Loaded => fitToClassifier(ctx, fileSettings(ctx));
   /**
    * The settings with `maxSegmentChars` no larger than the classifier's `contextWindow` can take
    * (the core's rule, guard/window.rs), the clip's warning among the settings' warnings. Refitted
@@ -114,7 +116,9 @@ export function registerGuard(pi: ExtensionAPI): void {
     }
   };
 
-  const pin = registerPin(pi, (ctx) => settingsOf(ctx).settings, warnOnce);
+  // The pin reads `enabled` and `pinAnthropicCache` on every provider request: the file's settings, with
+  // no classifier lookup (fitting `maxSegmentChars` changes neither).
+  const pin = registerPin(pi, (ctx) => fileSettings(ctx).settings, warnOnce);
 
   pi.on("session_start", (_event, ctx) => {
     loaded = undefined;

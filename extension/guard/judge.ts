@@ -25,10 +25,11 @@ type Usage = { input?: number; cacheRead?: number; cacheWrite?: number; output?:
 
 /** The request runner's `Classify` (guard/requests.ts) for a chat model judging through `complete`. */
 export function judgeClassify(ctx: ExtensionContext, model: ChatModel): Classify {
+  // The system prompt is the same for every request of the pass: written once.
+  const system = callCore(() => guardCore.judgeSystemPrompt());
   return async (request, options): Promise<ClassifierResult> => {
     const prompt = callCore(() => guardCore.judgePrompt(request as GuardClassifierContext));
     if (!prompt.ok) return { stopReason: "error", errorMessage: `the judge's prompt could not be written: ${prompt.error}` };
-    const system = callCore(() => guardCore.judgeSystemPrompt());
     if (!system.ok) return { stopReason: "error", errorMessage: system.error };
     const maxTokens = Math.min(MAX_REPLY_TOKENS, Number((model as { maxTokens?: unknown }).maxTokens) || MAX_REPLY_TOKENS);
     const message = await ctx.modelRegistry.complete(
