@@ -58,11 +58,8 @@ async function twoPrompts(c: Case) {
   Date.now = () => base + clock.now();
   const server = await startAnthropicServer(script, { clock });
   const loopback = anthropicSession(server);
-  let registry: Loose;
-  const keep = (pi: Loose) => pi.on("session_start", (_e: unknown, ctx: Loose) => void (registry = ctx.modelRegistry));
   const pi = await startSession({
     ...loopback.options,
-    extensions: [...(loopback.options.extensions ?? []), keep],
     files,
     classifier: keepMatching("KEEP"),
     guardSettings: { pinAnthropicCache: c.pin ?? true },
@@ -75,7 +72,7 @@ async function twoPrompts(c: Case) {
     assert.equal(distilled.length, 1, `one output distilled: ${JSON.stringify(records)}`);
     assert.match(distilled[0].label, new RegExp(`part${c.large}\\.txt`));
     if (c.idleMinutes) clock.advance(c.idleMinutes * 60_000);
-    if (c.switchTo) await pi.session.setModel(registry.find("anthropic", c.switchTo));
+    if (c.switchTo) await pi.session.setModel(loopback.registry().find("anthropic", c.switchTo));
     await pi.prompt("Summarize.");
     assert.equal(server.bodies.length, CALLS + 2);
     for (const u of server.usage) assert.equal(u.rejected, undefined, "Anthropic would accept every body");

@@ -84,17 +84,16 @@ async function judgeSession(server: AnthropicServer, options: SessionOptions = {
   if (withKey) process.env.ANTHROPIC_API_KEY = "loopback-key";
   else delete process.env.ANTHROPIC_API_KEY;
   const loopback = anthropicSession(server);
-  let registry: Loose;
-  const keep = (pi: Loose) => pi.on("session_start", (_e: unknown, ctx: Loose) => void (registry = ctx.modelRegistry));
   const pi = await startSession({
     ...loopback.options,
     files: fixtureRepo(),
     script: script(),
     guardSettings: judgeSettings,
     ...options,
-    extensions: [...(loopback.options.extensions ?? []), keep, ...(options.extensions ?? [])],
+    extensions: [...(loopback.options.extensions ?? []), ...(options.extensions ?? [])],
   });
-  return { pi, loopback, registry: () => registry, price: () => registry.find("anthropic", JUDGE).cost as { input: number; output: number } };
+  const { registry } = loopback;
+  return { pi, loopback, registry, price: () => registry().find("anthropic", JUDGE).cost as { input: number; output: number } };
 }
 
 /** The raw outputs, then the edits of a session by tool call id, the entry id in the text made neutral (it differs between sessions). */

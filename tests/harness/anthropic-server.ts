@@ -364,9 +364,10 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
  * agent dir's models.json pointing the provider at it (Pi's cache warming
  * off, so no request the script did not plan), and, once the session is up,
  * `select(pi)` to switch it to the catalog's model. `ANTHROPIC_API_KEY` must
- * be set (to anything) while the session runs; `select` sets it.
+ * be set (to anything) while the session runs; `select` sets it. `registry()`
+ * is the session's model registry (for other catalog models and their prices).
  */
-export function anthropicSession(server: AnthropicServer): { options: SessionOptions; select: (pi: PiSession) => Promise<void> } {
+export function anthropicSession(server: AnthropicServer): { options: SessionOptions; select: (pi: PiSession) => Promise<void>; registry: () => Loose } {
   let registry: Loose;
   const options: SessionOptions = {
     beforeStart: (agentDir) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { anthropic: { baseUrl: server.url } } })),
@@ -385,5 +386,5 @@ export function anthropicSession(server: AnthropicServer): { options: SessionOpt
     await pi.session.setModel(model);
     await pi.session.setThinkingLevel?.("off");
   };
-  return { options, select };
+  return { options, select, registry: () => registry };
 }
