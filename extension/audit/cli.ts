@@ -36,7 +36,8 @@ export function sessionFolder(env: NodeJS.ProcessEnv = process.env): string {
   return join(agentDir, "sessions");
 }
 
-function collect(path: string, out: string[], problems: { path: string; error: string }[]): void {
+/** The session files under `path` (a file, or a folder searched for `.jsonl`), each with the size its stat gave. */
+function collect(path: string, out: { path: string; size: number }[], problems: { path: string; error: string }[]): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
@@ -45,7 +46,7 @@ function collect(path: string, out: string[], problems: { path: string; error: s
     return;
   }
   if (st.isFile()) {
-    out.push(path);
+    out.push({ path, size: st.size });
     return;
   }
   for (const name of readdirSync(path).sort()) {
@@ -57,7 +58,7 @@ function collect(path: string, out: string[], problems: { path: string; error: s
       continue;
     }
     if (s.isDirectory()) collect(p, out, problems);
-    else if (name.endsWith(".jsonl")) out.push(p);
+    else if (name.endsWith(".jsonl")) out.push({ path: p, size: s.size });
   }
 }
 
@@ -94,15 +95,15 @@ export async function main(argv: string[]): Promise<number> {
     } else paths.push(a);
   }
   const failed: { path: string; error: string }[] = [];
-  const files: string[] = [];
-  for (const p of paths.length ? paths : [sessionFolder()]) collect(resolve(p), files, failed);
+  const files: { path: string; size: number }[] = [];
+  const roots = paths.length ? paths : [sessionFolder()];
+  for (const p of roots) collect(resolve(p), files, failed);
   const audited: Audited[] = [];
   const show = files.length >= PROGRESS_FROM;
   let bytes = 0;
-  for (const [i, path] of files.entries()) {
+  for (const [i, { path, size }] of files.entries()) {
     if (show) progress(i, files.length, bytes);
     try {
-      const size = statSync(path).size;
       bytes += size;
       const read = await readSession(path, size);
       if (!read.ok) {
