@@ -1,5 +1,6 @@
 // The audit as text (terminal), as the versioned JSON object, and the
 // sparkline of context per request. Formatting only.
+import { sparkline as drawSparkline } from "../report/spark.ts";
 import type { Figures } from "./figures.ts";
 import type { SessionRead } from "./read.ts";
 import type { WouldDo } from "./would-do.ts";
@@ -70,22 +71,9 @@ export function totals(list: Audited[]): Totals {
   return t;
 }
 
-const BARS = "▁▂▃▄▅▆▇█";
-
-/** Context per request in at most `width` cells (each the peak of its requests), scaled to the session's peak. */
+/** Context per request in at most `width` cells (each the peak of its requests), scaled to the session's peak: the /context screen's sparkline, without its marks. */
 export function sparkline(series: number[], width = 40): string {
-  if (series.length === 0) return "";
-  const cells = Math.min(width, series.length);
-  const peak = Math.max(...series);
-  let out = "";
-  for (let c = 0; c < cells; c++) {
-    const from = Math.floor((c * series.length) / cells);
-    const to = Math.max(from + 1, Math.floor(((c + 1) * series.length) / cells));
-    let v = 0;
-    for (let i = from; i < to; i++) v = Math.max(v, series[i]);
-    out += peak > 0 ? BARS[Math.min(BARS.length - 1, Math.floor((v / peak) * (BARS.length - 1) + 0.5))] : BARS[0];
-  }
-  return out;
+  return drawSparkline(series, [], width).bars;
 }
 
 /** 950, 1.2k, 36.1k, 1.3M. */
