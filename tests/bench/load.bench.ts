@@ -1,5 +1,5 @@
 // Benchmark: loading the wasm core at extension load (budget 20 ms) and the
-// size of pkg/*.wasm (budget 400 KB).
+// size of pkg/*.wasm (budget 512 KB, product.md).
 //
 // Each sample is a fresh Node process that imports extension/core.ts, the same
 // module Pi loads, and reports the time `initSync` took (read + compile +
@@ -20,4 +20,4 @@ samples.sort((a, b) => a - b);
 const median = samples[Math.floor(samples.length / 2)];
 const bytes = statSync(join(repoRoot, "pkg", "context_guard_bg.wasm")).size;
 console.log(`wasm load at extension load: median ${median.toFixed(2)} ms, max ${samples.at(-1)?.toFixed(2)} ms over ${samples.length} fresh processes (budget 20 ms: ${timeBudget("wasm load", median, 20)})`);
-console.log(`pkg/context_guard_bg.wasm: ${(bytes / 1024).toFixed(1)} KB (budget 400 KB: ${sizeBudget("pkg/context_guard_bg.wasm", bytes, 400 * 1024)})`);
+console.log(`pkg/context_guard_bg.wasm: ${(bytes / 1024).toFixed(1)} KB (budget 512 KB: ${sizeBudget("pkg/context_guard_bg.wasm", bytes, 512 * 1024)})`);
