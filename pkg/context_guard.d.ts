@@ -195,6 +195,13 @@ export function toolLabel(tool: string, args: string): string;
  */
 export function version(): string;
 
+/**
+ * A text with its secrets withheld, as a request to the judge would carry
+ * it, and what was found (`guard::secrets::withhold_text_json`): for the
+ * corpus tests and the benchmark.
+ */
+export function withholdSecrets(text: string, patterns: string): string;
+
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
 
 export interface InitOutput {
@@ -228,6 +235,7 @@ export interface InitOutput {
     readonly shortCount: (a: number) => [number, number];
     readonly toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
     readonly version: () => [number, number];
+    readonly withholdSecrets: (a: number, b: number, c: number, d: number) => [number, number];
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;

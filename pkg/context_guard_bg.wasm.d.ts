@@ -30,6 +30,7 @@ export const setModel: (a: number, b: number, c: number, d: number) => [number, 
 export const shortCount: (a: number) => [number, number];
 export const toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
 export const version: () => [number, number];
+export const withholdSecrets: (a: number, b: number, c: number, d: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
 export const __wbindgen_free: (a: number, b: number, c: number) => void;

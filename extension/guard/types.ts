@@ -104,6 +104,10 @@ export interface GuardSettings {
   maxSegmentChars: number;
   maxChunksPerSegment: number;
   excludeTools: string[];
+  /** The user's own secret patterns (regex-lite), besides the built-in rules. */
+  secretPatterns: string[];
+  /** File-name patterns whose outputs are never sent to the judge. */
+  secretFiles: string[];
   distillErrors: boolean;
   historyExchanges: number;
   pinAnthropicCache: boolean;

@@ -256,4 +256,7 @@ export const guardCore = {
     JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
   beforeCompaction: (input: CompactionInput): CompactionDecision => JSON.parse(wasm.beforeCompaction(JSON.stringify(input))),
+  /** A text as a request to the judge would carry it, and the secrets found (guard/secrets): for tests and the bench. */
+  withholdSecrets: (text: string, patterns: string[] = []): { text: string; found: [kind: string, secret: string][] } =>
+    JSON.parse(wasm.withholdSecrets(text, JSON.stringify(patterns))),
 };

@@ -117,6 +117,14 @@ pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
         .ok_or_else(|| JsError::new("judge questions: each must be [id, type, instructions, [[key, text], …]]"))
 }
 
+/// A text with its secrets withheld, as a request to the judge would carry
+/// it, and what was found (`guard::secrets::withhold_text_json`): for the
+/// corpus tests and the benchmark.
+#[wasm_bindgen(js_name = withholdSecrets)]
+pub fn withhold_secrets(text: &str, patterns: &str) -> String {
+    context_guard_core::guard::secrets::withhold_text_json(text, patterns)
+}
+
 /// `RecallReply` for a `RecallRequest`.
 #[wasm_bindgen(js_name = recall)]
 pub fn recall_entry(request: &str) -> Result<String, JsError> {

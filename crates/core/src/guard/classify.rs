@@ -573,6 +573,10 @@ pub struct Chunks {
     pub text: Rc<str>,
     /// Byte ranges of `text`.
     pub ranges: Vec<(usize, usize)>,
+    /// Secrets in them were withheld (`secrets::withhold`): `text` is no
+    /// longer the output's, so they must cross as strings, not as ranges of
+    /// the extension's copy of the output.
+    pub withheld: bool,
 }
 
 impl Chunks {
@@ -587,7 +591,7 @@ impl Chunks {
                 (start, text.len())
             })
             .collect();
-        Chunks { first, text: Rc::from(text), ranges }
+        Chunks { first, text: Rc::from(text), ranges, withheld: false }
     }
 
     /// Each chunk's text, in order (empty if its range does not fit).

@@ -24,6 +24,8 @@
 //!   appends: drafts and the record) and [`json`] (its JSON, written by hand;
 //!   below `pass`, which calls it);
 //! - [`recall`]: what the `recall` tool returns;
+//! - [`secrets`]: what is withheld from every request to the judge (secrets
+//!   as typed placeholders; files that are secrets);
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
 //! - [`summary`]: the `/guard` text;
@@ -54,6 +56,7 @@ pub mod pass;
 pub mod pin;
 pub mod recall;
 pub mod render;
+pub mod secrets;
 pub mod settings;
 pub mod span;
 pub mod stats;

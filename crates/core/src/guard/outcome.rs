@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::guard::cache::BreakEven;
 use crate::guard::decide::Outcome as ResultOutcome;
+use crate::guard::secrets::Withheld;
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
 pub const RECORD_TYPE: &str = "context-guard";
@@ -112,6 +113,11 @@ pub struct Record {
     /// images'. Optional (a record without it is read as before; `v` stays 1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub break_even: Vec<BreakEven>,
+    /// What the pass's requests did not carry (issue 18): secrets by kind
+    /// (counts, never values) and the labels of outputs of secret files.
+    /// Optional like `breakEven`.
+    #[serde(default, skip_serializing_if = "Withheld::is_empty")]
+    pub withheld: Withheld,
 }
 
 /// What kind of item a result is (§6).
@@ -185,6 +191,7 @@ impl Record {
             timed_out: v.get("timedOut")?.as_bool()?,
             results: v.get("results")?.as_array()?.iter().map(ResultRecord::from_value).collect::<Option<_>>()?,
             break_even,
+            withheld: v.get("withheld").map(Withheld::from_value).unwrap_or_default(),
         })
     }
 }

@@ -25,6 +25,8 @@
 //! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
 //! | switches | `enabled`, `keepCitedFiles`, `distillErrors`, `pinAnthropicCache`, `midRun`, `midRunBreakEven`, `pruneExchanges`, `exchangeBreakEven` | boolean |
 //! | lists | `excludeTools` | array of strings |
+//! | secrets | `secretPatterns` | array of `regex-lite` patterns; one that does not compile is left out, named in a warning |
+//! | secrets | `secretFiles` | array of file-name patterns (`*`, `?`) |
 //! | classifier | `model` | `provider/id`: the first `/` separates the provider, both parts non-empty |
 //!
 //! An integer written as `4000.0` is accepted (JavaScript cannot tell it from
@@ -84,6 +86,10 @@ pub struct Settings {
     pub exchange_break_even: bool,
     pub exchange_min_saving_chars: usize,
     pub image_keep_turns: usize,
+    /// The user's own secret patterns, besides the built-in rules (`secrets`).
+    pub secret_patterns: Vec<String>,
+    /// Files whose outputs are never sent to the judge (`secrets::secret_file`).
+    pub secret_files: Vec<String>,
 }
 
 impl Default for Settings {
@@ -123,6 +129,8 @@ impl Default for Settings {
             exchange_break_even: true,
             exchange_min_saving_chars: 8000,
             image_keep_turns: 3,
+            secret_patterns: Vec::new(),
+            secret_files: default_secret_files(),
         }
     }
 }
@@ -258,8 +266,75 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
             s.exchange_min_saving_chars = int(key, v, 0, MAX_CHARS, d.exchange_min_saving_chars, w)
         }
         "imageKeepTurns" => s.image_keep_turns = int(key, v, 0, 1000, d.image_keep_turns, w),
+        "secretPatterns" => match v.as_array() {
+            Some(list) => {
+                s.secret_patterns.clear();
+                for p in list {
+                    match p.as_str().map(|t| (t, compile_secret_pattern(t))) {
+                        Some((t, Ok(_))) => s.secret_patterns.push(t.to_string()),
+                        Some((t, Err(why))) => {
+                            w.push(format!("\"secretPatterns\": the pattern {} is left out: {why}", quoted(t)))
+                        }
+                        None => w.push("\"secretPatterns\": an entry that is not a string is left out".to_string()),
+                    }
+                }
+            }
+            None => w.push("\"secretPatterns\" must be an array of patterns; using none".to_string()),
+        },
+        "secretFiles" => match v.as_array().and_then(|a| a.iter().map(|t| t.as_str().map(str::to_string)).collect()) {
+            Some(files) => s.secret_files = files,
+            None => {
+                w.push("\"secretFiles\" must be an array of file-name patterns; using the default list".to_string())
+            }
+        },
         _ => w.push(format!("unknown key {} ignored", quoted(key))),
     }
+}
+
+/// A user's secret pattern compiled: `regex-lite` syntax (linear time, as
+/// `recall`'s patterns), its compiled size bounded. The error is the reason
+/// the settings' warning gives.
+pub fn compile_secret_pattern(pattern: &str) -> Result<regex_lite::Regex, String> {
+    if pattern.is_empty() {
+        return Err("an empty pattern matches everything".to_string());
+    }
+    regex_lite::RegexBuilder::new(pattern).size_limit(1 << 20).build().map_err(|e| {
+        let text = e.to_string();
+        let line = text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("it does not compile");
+        crate::text::sanitize_line(line, 120)
+    })
+}
+
+/// The default `secretFiles`: environment files, private keys and
+/// certificate stores, SSH keys, package managers' and netrc credentials,
+/// database password files, cloud credentials files (issue 18).
+pub fn default_secret_files() -> Vec<String> {
+    [
+        ".env",
+        ".env.*",
+        "*.env",
+        "*.pem",
+        "*.key",
+        "*.p12",
+        "*.pfx",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "id_*_sk",
+        ".npmrc",
+        ".pypirc",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        "credentials",
+        "credentials.*",
+        "*.keystore",
+        "*.jks",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 /// `provider/id` split at the first `/`; `None` unless both halves are there.

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::entry::{blocks_text, Block, Content, ContextEntry, Message};
 use crate::guard::render::MARK;
+use crate::guard::secrets::files::secret_file;
 use crate::guard::settings::Settings;
 use crate::text::{clip_middle, js_len};
 
@@ -69,6 +70,11 @@ impl Calls {
 
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// The calls, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &ToolCall> {
+        self.0.iter().map(|(_, c)| c)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -290,6 +296,10 @@ pub fn run_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> 
             continue;
         }
         let call = run.calls.get(tool_call_id);
+        // A file that is a secret is never sent (issue 18); `secret_file_labels` names it.
+        if call.is_some_and(|c| secret_file(&c.arguments, &settings.secret_files).is_some()) {
+            continue;
+        }
         let tool = call.map(|c| c.name.clone()).unwrap_or_else(|| tool_name.clone());
         if settings.exclude_tools.iter().any(|t| *t == tool || t == tool_name) {
             continue;

@@ -199,6 +199,10 @@ pub fn summary(input: &SummaryInput) -> String {
     for b in decisions.into_iter().flatten() {
         lines.push(format!("  {}", break_even_line(b)));
     }
+    // What the last pass that withheld anything kept from the judge (issue 18): counts, never values.
+    if let Some(w) = records.iter().rev().find(|r| !r.withheld.is_empty()).map(|r| &r.withheld) {
+        lines.push(format!("  {}", withheld_line(w)));
+    }
     // The last checkpoint in full (every kind), then the last pass of each kind not already shown.
     let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
     if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
@@ -246,6 +250,31 @@ pub fn summary(input: &SummaryInput) -> String {
     }
     lines.push(format!("  core {} (wasm loaded in {} ms)", input.core_version, fixed(input.core_load_ms.max(0.0), 1)));
     crate::text::join(&lines, "\n")
+}
+
+/// `withheld from the judge: 3 secrets (aws-access-key 2, jwt 1); not sent: read `.env` (a secret file)`.
+fn withheld_line(w: &crate::guard::secrets::Withheld) -> String {
+    let mut parts = Vec::new();
+    let n = w.secrets();
+    if n > 0 {
+        let kinds: Vec<String> = w.kinds.iter().map(|(k, c)| format!("{} {c}", sanitize_line(k, 40))).collect();
+        parts.push(format!(
+            "{n} secret{} as placeholders ({})",
+            if n == 1 { "" } else { "s" },
+            crate::text::join(&kinds, ", ")
+        ));
+    }
+    if !w.files.is_empty() {
+        let shown: Vec<String> = w.files.iter().take(3).map(|f| sanitize_line(f, 60)).collect();
+        let more = w.files.len().saturating_sub(3);
+        parts.push(format!(
+            "not sent, secret file{}: {}{}",
+            if w.files.len() == 1 { "" } else { "s" },
+            crate::text::join(&shown, ", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
+    format!("withheld from the judge in the last pass that held any: {}", crate::text::join(&parts, "; "))
 }
 
 /// Where a rewrite starts, in words.

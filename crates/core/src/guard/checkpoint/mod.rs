@@ -280,6 +280,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 large_rewrite: planned.large_rewrite,
                 small: planned.small,
                 exchanges: planned.exchanges,
+                withheld: planned.withheld,
                 images: Vec::new(),
                 requests_so_far,
                 cache,

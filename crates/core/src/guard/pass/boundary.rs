@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::guard::classify::State;
 use crate::guard::json::ChunkRefs;
 
 use super::finish::finish;
@@ -110,7 +111,9 @@ fn chunk_refs(plan: &mut Plan, texts: &[&str]) -> Vec<Option<ChunkRefs>> {
             let (Some(r), Some(part)) = (p.request, units.get(first..first.saturating_add(p.segment.count))) else {
                 continue;
             };
-            if let Some(slot) = refs.get_mut(r) {
+            // Chunks that had secrets withheld cross as the strings the core wrote.
+            let withheld = matches!(plan.requests.get(r).map(|q| &q.state), Some(State::Large(s)) if s.chunks.withheld);
+            if let Some(slot) = refs.get_mut(r).filter(|_| !withheld) {
                 *slot = Some(ChunkRefs { text, ranges: part.to_vec() });
             }
         }
@@ -227,5 +230,59 @@ mod tests {
         assert!(finish_json(&planned.state, b"\xff").is_err());
         let missing = plan_json(&json, &[], &[]).unwrap();
         assert_eq!(missing.skipped, Some(Skip::NoLargeOutputs), "a missing text reads as empty");
+    }
+    #[test]
+    fn secrets_leave_as_placeholders_and_stay_in_the_window() {
+        // A grep over a project that hits a `.env`-style line in a config file.
+        let key = "AKIA4HK2JQ7ZT5XW9P3L";
+        let text =
+            format!("{}config/deploy.ts:3:  const AWS_KEY = \"{key}\"; // status\n{}", grep_text(60), grep_text(60));
+        let inp = input(&[("bash", "", json!({"command": format!("rg -n status --glob '!{key}'")}), text.clone())]);
+        let (json, texts, lengths) = out_of_line(&inp);
+        let planned = plan_json(&json, &texts, &lengths).unwrap();
+        assert!(!planned.requests.contains(key), "the key is in no request");
+        assert!(planned.requests.contains("[secret: aws-access-key]"));
+        let requests = written_out(&planned.requests);
+        let chunks: Vec<&Value> = requests
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["state"]["chunks"].as_object().unwrap().values())
+            .collect();
+        assert!(chunks.iter().any(|c| c.is_array()), "chunks without a secret still cross as ranges");
+        assert_eq!(
+            chunks.iter().filter(|c| c.as_str().is_some_and(|t| t.contains("[secret: aws-access-key]"))).count(),
+            1
+        );
+        assert_eq!(
+            planned.state.withheld.kinds,
+            [("aws-access-key".to_string(), 1)],
+            "the same key in the arguments counts once"
+        );
+
+        // Kept, the chunk is the original: the window never sees a placeholder.
+        let p = plan(&inp);
+        let answers = answer_keeping(&p, "config/deploy.ts");
+        let out = finish(&p.pass, &answers);
+        let Some(crate::guard::outcome::Draft::ContextEdit { replacement: Some(r), .. }) = out.entries.first() else {
+            panic!("{:?}", out.entries)
+        };
+        let text = serde_json::to_string(r).unwrap();
+        assert!(text.contains(key) && !text.contains("[secret:"));
+        let record = out.record.unwrap();
+        assert_eq!(serde_json::to_value(&record).unwrap()["withheld"], json!({"secrets": {"aws-access-key": 1}}));
+    }
+
+    #[test]
+    fn outputs_of_secret_files_are_never_sent() {
+        let env = format!("{}\nAPI_TOKEN=abc\n", "# settings\n".repeat(500));
+        let inp = input(&[
+            ("read", "", json!({"path": "/repo/.env"}), env),
+            ("bash", "", json!({"command": "rg -n status"}), grep_text(200)),
+        ]);
+        let p = plan(&inp);
+        assert!(!serde_json::to_string(&p.requests).unwrap().contains("# settings"));
+        assert_eq!(p.pass.withheld.files, ["read `/repo/.env`"]);
+        assert!(p.pass.outputs.iter().all(|o| o.tool != "read"));
     }
 }

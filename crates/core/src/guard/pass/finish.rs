@@ -281,6 +281,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         timed_out,
         results,
         break_even,
+        withheld: pass.withheld.clone(),
     });
     let mut entries = edits;
     if let Some(r) = &record {

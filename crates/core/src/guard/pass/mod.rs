@@ -164,6 +164,8 @@ pub struct PassState {
     pub large_rewrite: Vec<usize>,
     pub small: Vec<PlannedSmall>,
     pub exchanges: Vec<PlannedExchange>,
+    /// What the requests do not carry (secrets by kind, secret files), for the record.
+    pub withheld: crate::guard::secrets::Withheld,
     pub images: Vec<ImageEdit>,
     /// Provider requests the session has had so far (assistant messages).
     pub requests_so_far: usize,

@@ -11,6 +11,7 @@ use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, Smal
 use crate::guard::memo::{self, exchanges_judged_since};
 use crate::guard::outcome::Phase;
 use crate::guard::render::{file_offset, tool_label};
+use crate::guard::secrets::{secret_file, withhold, Secrets, Withheld};
 use crate::guard::settings::Settings;
 use crate::guard::span::{find_run, large_of, run_outputs, Output, Run};
 
@@ -40,6 +41,8 @@ pub struct PlannedItems {
     pub large_rewrite: Vec<usize>,
     pub small: Vec<PlannedSmall>,
     pub exchanges: Vec<PlannedExchange>,
+    /// What the requests do not carry: secrets, and outputs of secret files.
+    pub withheld: Withheld,
 }
 
 /// Provider requests the session has had so far (assistant messages).
@@ -156,6 +159,7 @@ pub fn plan(input: &PassInput) -> Plan {
             large_rewrite: planned.large_rewrite,
             small: planned.small,
             exchanges: planned.exchanges,
+            withheld: planned.withheld,
             images,
             requests_so_far,
             cache: measure.cache(),
@@ -185,7 +189,19 @@ pub fn plan_items(items: Items, entries: &[ContextEntry], run: &Run, s: &Setting
     }
     plan_small(items.small, run, s, measure, &mut out.requests, &mut out.small);
     plan_exchanges(items.exchanges, entries, run, s, measure, &mut out.requests, &mut out.exchanges);
+    // The one step every request to the judge passes before it leaves (issue 18).
+    out.withheld.files = secret_file_labels(run, s);
+    withhold(&mut out.requests, &Secrets::new(&s.secret_patterns), &mut out.withheld);
     out
+}
+
+/// The labels of the run's calls that read a secret file (never sent).
+fn secret_file_labels(run: &Run, s: &Settings) -> Vec<String> {
+    run.calls
+        .iter()
+        .filter(|c| secret_file(&c.arguments, &s.secret_files).is_some())
+        .map(|c| tool_label(&c.name, &c.arguments))
+        .collect()
 }
 
 /// One large output cut into chunks and segments, one request per sendable segment.
@@ -217,7 +233,7 @@ fn plan_large(
             .iter()
             .map(|c| chunk_text(&o.text, c).map_or((0, 0), |t| (c.start, c.start.saturating_add(t.len()))))
             .collect();
-        let chunks = Chunks { first: seg.first + 1, text: shared.clone(), ranges };
+        let chunks = Chunks { first: seg.first + 1, text: shared.clone(), ranges, withheld: false };
         requests.push(large_request_with(
             &RequestInput {
                 run,
