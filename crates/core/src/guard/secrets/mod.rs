@@ -294,15 +294,20 @@ impl Scan<'_> {
             j -= 1;
             n += 1;
         }
-        let operator =
-            matches!(b.get(j.wrapping_sub(1)), Some(b'=' | b':' | b'>' | b',')) || (n > 0 && b.get(j) == Some(&b'='));
-        if !operator {
+        let assigns = matches!(b.get(j.wrapping_sub(1)), Some(b'=' | b':')) || (n > 0 && b.get(j) == Some(&b'='));
+        let operator = assigns || matches!(b.get(j.wrapping_sub(1)), Some(b'>' | b','));
+        // In prose, "the password is …" assigns too (a password only: "the key is" is a provider's rule's).
+        let prose = !operator && n > 0 && j >= 3 && &b[j - 3..j] == b" is";
+        if !operator && !prose {
             return;
+        }
+        if prose {
+            j -= 3;
         }
         let (line_start, line_end) = self.line(start);
         let name_start = floor_char(self.text, j.saturating_sub(80).max(line_start));
         let name = lower(&b[name_start..j]);
-        let generic = rules::GENERIC_KEYWORDS.iter().any(|k| name.contains(k));
+        let generic = !prose && rules::GENERIC_KEYWORDS.iter().any(|k| name.contains(k));
         let password = password_name(&name);
         if !generic && !password {
             return;
@@ -311,7 +316,7 @@ impl Scan<'_> {
         // JSON), is a literal; an unquoted one inside code may be an expression
         // (`token=raw.token`, `isOAuthToken:isOAuthToken2`), which is not a secret.
         let quoted = b[j..start].iter().any(|&c| matches!(c, b'"' | b'\'' | b'`'));
-        let literal = quoted || self.config_line(line_start, j);
+        let literal = quoted || prose || self.config_line(line_start, j);
         let kind = if name.contains("aws") && name.contains("secret") {
             "aws-secret-key"
         } else if password {
@@ -348,10 +353,16 @@ impl Scan<'_> {
                     .unwrap_or(line_end - start);
             let value = self.text.get(start..floor_char(self.text, z)).unwrap_or("");
             let path = matches!(value.as_bytes().first(), Some(b'/' | b'.' | b'~'));
+            // `DB_PASSWORD=supersecret` in a `.env` is a password though it is one word;
+            // `password: string` in a type is not.
+            let word_ok = assigns
+                && (quoted || (literal && !prose))
+                && value.bytes().all(|c| c.is_ascii_alphabetic())
+                && !type_word(value);
             if value.len() >= rules::PASSWORD_MIN
                 && !path
-                && !allowed(value)
-                && (literal || !code_like(value))
+                && (word_ok || !allowed(value))
+                && !expression(value, literal)
                 && entropy(value) > rules::PASSWORD_ENTROPY
             {
                 self.push(start, start + value.len(), "password");
@@ -498,7 +509,7 @@ fn code_like(s: &str) -> bool {
         let mut c = p.bytes();
         c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == b'_' || f == b'$')
             && c.all(|x| x.is_ascii_alphanumeric() || x == b'_' || x == b'$')
-            && word_length(p) >= 2.5
+            && (p.len() <= 2 || word_length(p) >= 2.5)
     };
     let number = |p: &str| !p.is_empty() && p.len() <= 4 && p.bytes().all(|x| x.is_ascii_digit());
     let name_byte = |x: u8| x.is_ascii_alphanumeric() || x == b'_' || x == b'$';
@@ -508,7 +519,12 @@ fn code_like(s: &str) -> bool {
         return false;
     }
     let parts: Vec<&str> = s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).collect();
-    parts.iter().any(|p| ident(p)) && parts.iter().all(|p| p.is_empty() || ident(p) || number(p))
+    if !(parts.iter().any(|p| ident(p)) && parts.iter().all(|p| p.is_empty() || ident(p) || number(p))) {
+        return false;
+    }
+    // A member access or a call (`raw.token`, `f(x)`), or one name of several
+    // words (`isOAuthToken2`); a lone word and a number (`hunter2`) may be a password.
+    s.contains(['.', '(', '+', '=', '?', '|', '&', '[', ']']) || (parts.len() == 1 && letter_words(s) >= 2)
 }
 
 /// The average length of a name's words: split at `_` and `$`, between
@@ -535,6 +551,53 @@ fn word_length(name: &str) -> f64 {
     } else {
         chars as f64 / words as f64
     }
+}
+
+/// Whether a value is an expression of code, not a secret: code-like, and
+/// either unquoted in code or a member access or call even where a literal
+/// would be (`password: process.env.DB_PASSWORD` in an object).
+fn expression(value: &str, literal: bool) -> bool {
+    code_like(value) && (!literal || value.contains(['.', '(']))
+}
+
+/// A type or a keyword where a password's value would be (`password: string`).
+fn type_word(s: &str) -> bool {
+    let l = s.to_ascii_lowercase();
+    [
+        "string",
+        "number",
+        "boolean",
+        "null",
+        "undefined",
+        "true",
+        "false",
+        "required",
+        "optional",
+        "object",
+        "secret",
+        "password",
+        "none",
+        "empty",
+        "changeme",
+    ]
+    .contains(&l.as_str())
+}
+
+/// How many words of letters a name has (`isOAuthToken2`: 3; `hunter2`: 1).
+fn letter_words(name: &str) -> usize {
+    let mut n = 0;
+    let mut prev: Option<u8> = None;
+    for c in name.bytes() {
+        let letter = c.is_ascii_alphabetic();
+        let starts = letter
+            && match prev {
+                None => true,
+                Some(p) => !p.is_ascii_alphabetic() || (p.is_ascii_lowercase() && c.is_ascii_uppercase()),
+            };
+        n += usize::from(starts);
+        prev = Some(c);
+    }
+    n
 }
 
 /// A value that stands for a secret rather than being one: a variable or a

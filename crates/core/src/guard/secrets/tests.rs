@@ -100,9 +100,22 @@ fn generic_assignments_need_a_keyword_and_entropy() {
     one("  \"client_secret\": \"8f3kQ9zL2mX7vB4nR1tY6wP0\",", "generic-secret", "8f3kQ9zL2mX7vB4nR1tY6wP0");
     one("DB_PASSWORD=hunter2!x", "password", "hunter2!x");
     one("export PGPASS=Tr0ub4dor&3", "password", "Tr0ub4dor&3");
+    one("Noted; the database password is Tr0ub4dor&3-horse per the runbook.", "password", "Tr0ub4dor&3-horse");
+    assert!(kinds("the password is correct, and the key is in the vault").is_empty());
+    one("DATABASE_PASSWORD=supersecret", "password", "supersecret");
+    one("Server=db;Password=abc123!;Database=app", "password", "abc123!");
+    one("12:00 INFO login user=admin password=hunter2 ok", "password", "hunter2");
+    assert!(kinds("  password: string;").is_empty());
     // In a log line, unquoted: a random value is withheld, an expression is not.
     one("12:00:01 INFO deploy api_key=a8f9d7e6c5b4a3f2e1d0 user=bob", "generic-secret", "a8f9d7e6c5b4a3f2e1d0");
     assert!(kinds("let token=raw.token,expiresAt=raw.expires_at;x={isOAuthToken:isOAuthToken2}").is_empty());
+    for minified in [
+        "}}s.hooks=r}if(n.walkTokens){let r=this.defaults.walkTokens,i=n.walkTokens;s.walkTokens=f}",
+        "{output:outputTokens,totalTokens:input+outputTokens+cacheRead+cacheWrite,cost:{input:1}}",
+        "let[filter2=nonNullish,valueFn=pass,sourceKey=targetKey]=instruction;",
+    ] {
+        assert!(kinds(minified).is_empty(), "{minified}: {:?}", kinds(minified));
+    }
     // Names in code, variables, low entropy, and words that only contain a keyword.
     for plain in [
         "const apiKey = options.apiKey;",
