@@ -86,6 +86,12 @@ export function beforeCompaction(input: string): string;
 export function buildReport(inputs: string, tokens: Float64Array | number[], kind: Uint32Array | number[], series: Float64Array | number[], marks: Uint32Array | number[], describe: (index: number) => string): string;
 
 /**
+ * How many secrets `text` holds (`guard::secrets::Secrets::find`): the
+ * step as a pass runs it, for the benchmark, without writing the text back.
+ */
+export function countSecrets(text: string): number;
+
+/**
  * Step two: the JSON text of `Outcome` from a planned pass (consumed) and
  * the UTF-8 JSON of the runner's `PassAnswers`.
  */
@@ -215,6 +221,7 @@ export interface InitOutput {
     readonly cachelog_observe: (a: number, b: number, c: number, d: number, e: number) => void;
     readonly cachelog_plan: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
     readonly cachelog_readPoints: (a: number, b: number, c: number, d: number) => [number, number];
+    readonly countSecrets: (a: number, b: number) => number;
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];

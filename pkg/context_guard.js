@@ -302,6 +302,19 @@ export function buildReport(inputs, tokens, kind, series, marks, describe) {
 }
 
 /**
+ * How many secrets `text` holds (`guard::secrets::Secrets::find`): the
+ * step as a pass runs it, for the benchmark, without writing the text back.
+ * @param {string} text
+ * @returns {number}
+ */
+export function countSecrets(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.countSecrets(ptr0, len0);
+    return ret >>> 0;
+}
+
+/**
  * Step two: the JSON text of `Outcome` from a planned pass (consumed) and
  * the UTF-8 JSON of the runner's `PassAnswers`.
  * @param {Pass} pass

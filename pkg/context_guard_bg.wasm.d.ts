@@ -10,6 +10,7 @@ export const cachelog_new: () => number;
 export const cachelog_observe: (a: number, b: number, c: number, d: number, e: number) => void;
 export const cachelog_plan: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const cachelog_readPoints: (a: number, b: number, c: number, d: number) => [number, number];
+export const countSecrets: (a: number, b: number) => number;
 export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
 export const fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];

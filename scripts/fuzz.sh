@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs each fuzz target (fuzz/fuzz_targets: chunk, pass, pin, recall, settings) for
+# Runs each fuzz target (fuzz/fuzz_targets: chunk, pass, pin, recall, secrets, settings) for
 # a bounded time. CI runs it (.ci/run); by hand: sh scripts/fuzz.sh [seconds]
 # (seconds per target, default 30).
 #

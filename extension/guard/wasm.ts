@@ -259,4 +259,6 @@ export const guardCore = {
   /** A text as a request to the judge would carry it, and the secrets found (guard/secrets): for tests and the bench. */
   withholdSecrets: (text: string, patterns: string[] = []): { text: string; found: [kind: string, secret: string][] } =>
     JSON.parse(wasm.withholdSecrets(text, JSON.stringify(patterns))),
+  /** How many secrets a text holds (the step as a pass runs it, without the text written back): for the bench. */
+  countSecrets: (text: string): number => wasm.countSecrets(text),
 };

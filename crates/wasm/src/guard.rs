@@ -125,6 +125,13 @@ pub fn withhold_secrets(text: &str, patterns: &str) -> String {
     context_guard_core::guard::secrets::withhold_text_json(text, patterns)
 }
 
+/// How many secrets `text` holds (`guard::secrets::Secrets::find`): the
+/// step as a pass runs it, for the benchmark, without writing the text back.
+#[wasm_bindgen(js_name = countSecrets)]
+pub fn count_secrets(text: &str) -> usize {
+    context_guard_core::guard::secrets::Secrets::new(&[]).find(text).len()
+}
+
 /// `RecallReply` for a `RecallRequest`.
 #[wasm_bindgen(js_name = recall)]
 pub fn recall_entry(request: &str) -> Result<String, JsError> {

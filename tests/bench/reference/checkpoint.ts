@@ -11,6 +11,7 @@
 // either. Not used by the extension.
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 import type { BreakEvenDecision, GuardClassifierContext, GuardClassifierQuestion, GuardSettings, LargeOutputState, PassAnswers } from "../../../extension/guard/types.ts";
+import { withholdRequests } from "./secrets.ts";
 import { clipMiddle, findRun, finishPass, focusQuestion, largeOutputs, type Output, planOutput, type ReferenceState, type Run, suffix, toolLabel } from "./pass.ts";
 
 // biome-ignore lint: Pi's messages, read loosely as the core reads them
@@ -199,6 +200,8 @@ export function planCheckpoint(
   });
   // The checkpoint's own threshold decides chunks; there is no answer to cite yet.
   const decided: GuardSettings = { ...settings, chunkKeepThreshold: settings.midRunChunkKeepThreshold, keepCitedFiles: false };
+  // Every request to the judge passes the secrets step (issue 18), as in the core.
+  withholdRequests(requests);
   return { requests, state: { phase: "mid-run", settings: decided, answer: "", outputs, requests: requests.length, breakEven }, gate };
 }
 

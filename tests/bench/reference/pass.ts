@@ -8,6 +8,7 @@
 // nothing either. Not used by the extension. The mid-run checkpoint's
 // reference (checkpoint.ts) plans and finishes its outputs with the exports
 // below.
+import { withholdRequests } from "./secrets.ts";
 import type {
   BreakEvenDecision,
   ContextEditDraft,
@@ -448,6 +449,8 @@ export function planPass(entries: readonly ProjectedEntry[], settings: GuardSett
   const outputs = largeOutputs(entries, run, settings).map((o) =>
     planOutput(o, settings, requests, (lines, part, parts, first, texts) => largeRequest(run, o, lines, part, parts, first, texts)),
   );
+  // Every request to the judge passes the secrets step (issue 18), as in the core.
+  withholdRequests(requests);
   return { requests, state: { settings, answer: run.answer, outputs, requests: requests.length } };
 }
 

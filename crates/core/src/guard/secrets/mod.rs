@@ -105,21 +105,54 @@ fn merge(mut found: Vec<Found>) -> Vec<Found> {
     out
 }
 
-/// Token bytes: what a key, a token or a password of the formats is made of.
-const fn token_table() -> [bool; 256] {
-    let mut t = [false; 256];
+/// What each byte can be to the scan, as bits of one table: the hot loop
+/// (every byte of a megabyte) and each token's first look run at the
+/// wasm's `opt-level = "z"`, where a `matches!` or an iterator adapter may
+/// stay a call per byte; a table lookup does not.
+const TOKEN: u8 = 1; // what a key, a token or a password of the formats is made of: [A-Za-z0-9_\-+/.~]
+const SKIP: u8 = 2; // between an operator and its value: quotes, spaces, `=` (gitleaks: [`'"\s=])
+const SPACE: u8 = 4; // a space or a tab
+const OPERATOR: u8 = 8; // `=`, `:`, `>`, `,`
+const PREFIX: u8 = 16; // the first byte of a provider prefix (`rules::PREFIX_STARTS`)
+const WORD_END: u8 = 32; // the last byte of `bearer`, `basic`, `token`, `authorization:`, ` is`
+
+const fn class_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'.' | b'~');
+        let mut k = 0;
+        if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'.' | b'~') {
+            k |= TOKEN;
+        }
+        if matches!(c, b'`' | b'\'' | b'"' | b' ' | b'\t' | b'=') {
+            k |= SKIP;
+        }
+        if matches!(c, b' ' | b'\t') {
+            k |= SPACE;
+        }
+        if matches!(c, b'=' | b':' | b'>' | b',') {
+            k |= OPERATOR;
+        }
+        let mut p = 0;
+        while p < rules::PREFIX_STARTS.len() {
+            if rules::PREFIX_STARTS[p] == c {
+                k |= PREFIX;
+            }
+            p += 1;
+        }
+        if matches!(c | 0x20, b'r' | b'c' | b'n' | b's') || c == b':' {
+            k |= WORD_END;
+        }
+        t[b] = k;
         b += 1;
     }
     t
 }
-const TOKEN: [bool; 256] = token_table();
+const CLASS: [u8; 256] = class_table();
 
-fn is_token(b: u8) -> bool {
-    TOKEN[b as usize]
+fn is(b: u8, class: u8) -> bool {
+    CLASS[b as usize] & class != 0
 }
 
 /// How far a candidate looks around it on its line (gitleaks' generic
@@ -143,7 +176,7 @@ impl Scan<'_> {
         let b = self.bytes;
         let mut i = 0;
         while i < b.len() {
-            if !is_token(b[i]) {
+            if !is(b[i], TOKEN) {
                 if b[i] == b':' && b.get(i + 1) == Some(&b'/') && b.get(i + 2) == Some(&b'/') {
                     self.url(i);
                 }
@@ -151,7 +184,7 @@ impl Scan<'_> {
                 continue;
             }
             let start = i;
-            while i < b.len() && is_token(b[i]) {
+            while i < b.len() && is(b[i], TOKEN) {
                 i += 1;
             }
             if i - start >= MIN_TOKEN {
@@ -186,19 +219,51 @@ impl Scan<'_> {
     fn token(&mut self, start: usize, end: usize) -> Option<usize> {
         let b = self.bytes;
         // A token after `//` (a URL's host or path) is tried from its first other byte.
-        let s = start + b[start..end].iter().take_while(|&&c| c == b'/').count();
-        let tok = &b[s..end];
+        let mut s = start;
+        while s < end && b[s] == b'/' {
+            s += 1;
+        }
+        let len = end - s;
         // `-----BEGIN` may follow a JSON-escaped newline (`\n-----BEGIN`: the token starts at `n`).
-        if let Some(p) = find(tok, b"-----BEGIN", 0).filter(|&p| p <= 1) {
-            return self.private_key(s + p);
+        if len >= 10 && (b[s] == b'-' || b[s + 1] == b'-') {
+            let p = if b[s] == b'-' { s } else { s + 1 };
+            if b.get(p..p + 10) == Some(b"-----BEGIN".as_slice()) {
+                return self.private_key(p);
+            }
         }
-        if self.provider(s, end) {
+        if len >= rules::PROVIDER_MIN && is(b[s], PREFIX) && self.provider(s, end) {
             return None;
         }
-        if self.authorization(start, end) {
+        // One look back, shared by the two rules that read what comes before
+        // a token: over quotes, spaces and `=` (gitleaks: [`'"\s=]{0,5}) to
+        // an operator, or to the word before the spaces. Most tokens stop
+        // here (a word after a word), with no call and nothing read again.
+        let mut j = start;
+        let (mut n, mut spaces) = (0, 0);
+        while j > 0 && n < 5 && is(b[j - 1], SKIP) {
+            spaces += usize::from(is(b[j - 1], SPACE));
+            j -= 1;
+            n += 1;
+        }
+        let before = if j > 0 { b[j - 1] } else { b'\n' };
+        let operator = is(before, OPERATOR) || (n > 0 && b[j] == b'=');
+        let after_word = spaces > 0 && is(before, WORD_END);
+        if !(operator || after_word) {
             return None;
         }
-        self.assignment(start);
+        if spaces > 0 && self.authorization(start, end) {
+            return None;
+        }
+        // The value as gitleaks' generic pattern reads it ([\w.=-], `=` included).
+        let mut v = end;
+        while v < b.len() && v - start < 150 && (is(b[v], TOKEN) || b[v] == b'=') {
+            v += 1;
+        }
+        // Shorter than any password, or all digits below gitleaks' 10 (a timestamp, an id): no rule.
+        let digits = b[start..v].iter().all(u8::is_ascii_digit);
+        if v - start >= rules::PASSWORD_MIN && !(digits && v - start < 10) {
+            self.assignment(start, j, n, v - start >= 10);
+        }
         None
     }
 
@@ -206,7 +271,7 @@ impl Scan<'_> {
     fn provider(&mut self, s: usize, end: usize) -> bool {
         let tok = &self.bytes[s..end];
         for (k, rule) in rules::RULES.iter().enumerate() {
-            if !rule.prefixes.iter().any(|p| tok.starts_with(p.as_bytes())) {
+            if !rule.prefixes.iter().any(|p| p.as_bytes()[0] == tok[0] && tok.starts_with(p.as_bytes())) {
                 continue;
             }
             let Some(re) = self.c.rules.get(k).and_then(Option::as_ref) else { continue };
@@ -259,23 +324,34 @@ impl Scan<'_> {
             j -= 1;
             spaces += 1;
         }
-        if spaces == 0 {
+        if spaces == 0 || j == 0 {
             return false;
         }
-        let word_start =
-            b[..j].iter().rposition(|&c| !c.is_ascii_alphanumeric() && c != b':' && c != b'-').map_or(0, |p| p + 1);
-        let word = lower(&b[word_start..j]);
-        let word = word.trim_end_matches(':');
-        let after_scheme = rules::AUTH_SCHEMES.contains(&word);
-        if !after_scheme && word != "authorization" {
+        // The word before the spaces, without allocating: most tokens follow
+        // a word that ends in none of the schemes' last letters.
+        if !matches!(b[j - 1].to_ascii_lowercase(), b'r' | b'c' | b'n' | b':') {
             return false;
         }
+        let ends_with = |w: &str| {
+            let w = w.as_bytes();
+            j >= w.len()
+                && b[j - w.len()..j].eq_ignore_ascii_case(w)
+                && (j == w.len() || !b[j - w.len() - 1].is_ascii_alphanumeric())
+        };
+        // By the word's last letter, one comparison at most.
+        let scheme = match b[j - 1] | 0x20 {
+            b'r' if ends_with("bearer") => Some("bearer"),
+            b'c' if ends_with("basic") => Some("basic"),
+            b'n' if ends_with("token") => Some("token"),
+            b':' if ends_with("authorization:") => None,
+            _ => return false,
+        };
         let value = self.text.get(start..end).unwrap_or("");
         if value.len() < rules::AUTH_MIN || letters_only(value) || entropy(value) <= rules::AUTH_ENTROPY {
             return false;
         }
         // `token` alone is a common word: only in a header, after `Authorization`.
-        if word == "token" && !lower(&b[self.line(start).0..word_start]).contains("authorization") {
+        if scheme == Some("token") && !holds_any(&b[self.line(start).0..j], &["authorization"]) {
             return false;
         }
         let end = end + self.bytes[end..].iter().take_while(|&&c| c == b'=').count();
@@ -285,15 +361,10 @@ impl Scan<'_> {
 
     /// A value assigned to a name that holds a keyword: gitleaks'
     /// `generic-api-key`, else a password.
-    fn assignment(&mut self, start: usize) {
+    /// `j` is where the look back over `n` quotes, spaces and `=` stopped
+    /// (`token`); `long` whether the value may be gitleaks' (10 or more).
+    fn assignment(&mut self, start: usize, mut j: usize, n: usize, long: bool) {
         let b = self.bytes;
-        // Back over quotes, spaces and `=` (gitleaks: [`'"\s=]{0,5}) to the operator.
-        let mut j = start;
-        let mut n = 0;
-        while j > 0 && n < 5 && matches!(b[j - 1], b'`' | b'\'' | b'"' | b' ' | b'\t' | b'=') {
-            j -= 1;
-            n += 1;
-        }
         let assigns = matches!(b.get(j.wrapping_sub(1)), Some(b'=' | b':')) || (n > 0 && b.get(j) == Some(&b'='));
         let operator = assigns || matches!(b.get(j.wrapping_sub(1)), Some(b'>' | b','));
         // In prose, "the password is …" assigns too (a password only: "the key is" is a provider's rule's).
@@ -304,14 +375,40 @@ impl Scan<'_> {
         if prose {
             j -= 3;
         }
-        let (line_start, line_end) = self.line(start);
-        let name_start = floor_char(self.text, j.saturating_sub(80).max(line_start));
-        let name = lower(&b[name_start..j]);
-        let generic = !prose && rules::GENERIC_KEYWORDS.iter().any(|k| name.contains(k));
+        // The name: back over the operator (`:=`, `=>`, `||`), quotes and
+        // spaces (gitleaks: [\s'"]{0,3}), then over gitleaks' name characters
+        // ([\w.-]{0,50} and [ \t\w.-]{0,20}). Nothing is allocated until a
+        // keyword is in it: most candidates (a timestamp's `12:05`) stop here.
+        let mut k = j;
+        let mut m = 0;
+        while k > 0
+            && m < 7
+            && matches!(b[k - 1], b'=' | b':' | b'>' | b'|' | b'?' | b',' | b' ' | b'\t' | b'"' | b'\'')
+        {
+            k -= 1;
+            m += 1;
+        }
+        let name_end = k;
+        // gitleaks: the keyword ends within 20 characters of the operator's quotes.
+        while k > 0
+            && name_end - k < 32
+            && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'.' | b'-' | b' ' | b'\t'))
+        {
+            k -= 1;
+        }
+        let name_bytes = &b[k..j];
+        let (generic, pass) = keywords_in(name_bytes);
+        let generic = generic && !prose && long;
+        if !generic && !pass {
+            return;
+        }
+        let name_start = k;
+        let name = lower(name_bytes);
         let password = password_name(&name);
         if !generic && !password {
             return;
         }
+        let (line_start, line_end) = self.line(start);
         // A value in quotes, or on a line that only assigns it (`.env`, YAML,
         // JSON), is a literal; an unquoted one inside code may be an expression
         // (`token=raw.token`, `isOAuthToken:isOAuthToken2`), which is not a secret.
@@ -436,6 +533,49 @@ impl Scan<'_> {
     }
 }
 
+/// Whether a name holds one of gitleaks' generic keywords
+/// (`rules::GENERIC_KEYWORDS`), and whether it holds `pass` or `pwd`: one
+/// look at each byte, a comparison only at a keyword's first letter.
+fn keywords_in(name: &[u8]) -> (bool, bool) {
+    let (mut generic, mut pass) = (false, false);
+    for i in 0..name.len() {
+        let at = |w: &[u8]| name.len() - i >= w.len() && name[i..i + w.len()].eq_ignore_ascii_case(w);
+        match name[i] | 0x20 {
+            b'a' => generic |= at(b"access") || at(b"api") || at(b"auth"),
+            b'c' => generic |= at(b"credential") || at(b"creds"),
+            b'k' => generic |= at(b"key"),
+            b's' => generic |= at(b"secret"),
+            b't' => generic |= at(b"token"),
+            b'p' => {
+                let p = at(b"pass") || at(b"pwd");
+                pass |= p;
+                generic |= p && (at(b"passwd") || at(b"password"));
+            }
+            _ => {}
+        }
+    }
+    (generic, pass)
+}
+
+/// Whether `hay` holds one of `words` (lower case), ASCII case ignored: one
+/// look at each byte, a comparison only where a word's first letter is.
+fn holds_any(hay: &[u8], words: &[&str]) -> bool {
+    for (i, &c) in hay.iter().enumerate() {
+        let c = c | 0x20;
+        // The first letters of every keyword the scan asks about.
+        if !matches!(c, b'a' | b'c' | b'k' | b'p' | b's' | b't') {
+            continue;
+        }
+        for w in words {
+            let w = w.as_bytes();
+            if w[0] == c && hay.len() - i >= w.len() && hay[i..i + w.len()].eq_ignore_ascii_case(w) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// Whether the name right before an operator (after quotes and spaces) is a
 /// password's: it holds `passw` or `pwd`, or ends with `pass` (`DB_PASS`),
 /// and not `passed` or `bypass`-like words.
@@ -524,7 +664,7 @@ fn code_like(s: &str) -> bool {
     }
     // A member access or a call (`raw.token`, `f(x)`), or one name of several
     // words (`isOAuthToken2`); a lone word and a number (`hunter2`) may be a password.
-    s.contains(['.', '(', '+', '=', '?', '|', '&', '[', ']']) || (parts.len() == 1 && letter_words(s) >= 2)
+    s.contains(['.', '(', '+', '=', '?', '|', '&', '[', ']']) || (parts.len() == 1 && camel_or_snake(s))
 }
 
 /// The average length of a name's words: split at `_` and `$`, between
@@ -583,21 +723,15 @@ fn type_word(s: &str) -> bool {
     .contains(&l.as_str())
 }
 
-/// How many words of letters a name has (`isOAuthToken2`: 3; `hunter2`: 1).
-fn letter_words(name: &str) -> usize {
-    let mut n = 0;
-    let mut prev: Option<u8> = None;
-    for c in name.bytes() {
-        let letter = c.is_ascii_alphabetic();
-        let starts = letter
-            && match prev {
-                None => true,
-                Some(p) => !p.is_ascii_alphabetic() || (p.is_ascii_lowercase() && c.is_ascii_uppercase()),
-            };
-        n += usize::from(starts);
-        prev = Some(c);
-    }
-    n
+/// A name of words joined as code joins them (`isOAuthToken2`, `max_tokens`),
+/// with few digits: a random token of lower-case letters and digits
+/// (`nzcqaxx439qurjjq…`) has neither a case change nor an underscore, and a
+/// lone word with a number (`hunter2`) is not a name either.
+fn camel_or_snake(s: &str) -> bool {
+    let b = s.as_bytes();
+    let joined = b.windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        || b.windows(3).any(|w| w[0].is_ascii_alphabetic() && w[1] == b'_' && w[2].is_ascii_alphabetic());
+    joined && b.iter().filter(|c| c.is_ascii_digit()).count() <= 3
 }
 
 /// A value that stands for a secret rather than being one: a variable or a

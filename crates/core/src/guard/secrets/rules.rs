@@ -113,6 +113,15 @@ pub const RULES: &[Rule] = &[
     },
 ];
 
+/// The shortest secret any rule above matches (`xapp-1-A1-1-a1`, 14
+/// characters; the others take 20 or more): a shorter token is tried against
+/// none (tested to stay true).
+pub const PROVIDER_MIN: usize = 14;
+
+/// The first bytes of every prefix above: a token that starts otherwise is
+/// tried against no provider rule (tested to stay true).
+pub const PREFIX_STARTS: &[u8] = b"AgGxhsrne";
+
 /// gitleaks `private-key`: a PEM or OpenSSH private key block, from its
 /// `BEGIN` line through its `END` line.
 pub const PRIVATE_KEY: &str =
@@ -140,7 +149,6 @@ pub const PASSWORD_ENTROPY: f64 = 2.0;
 /// This project's: the token after `Bearer`, `Basic` or `Token` in an
 /// `Authorization` header (gitleaks has this only inside `curl` commands:
 /// `curl-auth-header`, entropy 2.75), 8 or more characters.
-pub const AUTH_SCHEMES: &[&str] = &["bearer", "basic", "token"];
 pub const AUTH_MIN: usize = 8;
 pub const AUTH_ENTROPY: f64 = 2.75;
 

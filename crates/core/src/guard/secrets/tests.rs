@@ -18,6 +18,17 @@ fn the_built_in_patterns_compile() {
         assert!(rules::compile(r.pattern).is_some(), "{}", r.kind);
     }
     assert!(rules::compile(rules::PRIVATE_KEY).is_some());
+    for r in rules::RULES {
+        for p in r.prefixes {
+            assert!(rules::PREFIX_STARTS.contains(&p.as_bytes()[0]), "{p}");
+        }
+        // Nothing shorter than PROVIDER_MIN matches: a prefix and 13 characters more do not.
+        let re = rules::compile(r.pattern).unwrap();
+        for p in r.prefixes {
+            let short: String = format!("{p}aB3-dE6_gH9x1").chars().take(rules::PROVIDER_MIN - 1).collect();
+            assert!(re.find(&format!("{short} ")).is_none(), "{} matches {short}", r.kind);
+        }
+    }
     assert!(rules::compile(rules::GENERIC).is_some());
 }
 
@@ -108,6 +119,11 @@ fn generic_assignments_need_a_keyword_and_entropy() {
     assert!(kinds("  password: string;").is_empty());
     // In a log line, unquoted: a random value is withheld, an expression is not.
     one("12:00:01 INFO deploy api_key=a8f9d7e6c5b4a3f2e1d0 user=bob", "generic-secret", "a8f9d7e6c5b4a3f2e1d0");
+    one(
+        "2026-11-30 INFO session started token=nzcqaxx439qurjjqoqkctarpm7ct24rn user=ci",
+        "generic-secret",
+        "nzcqaxx439qurjjqoqkctarpm7ct24rn",
+    );
     assert!(kinds("let token=raw.token,expiresAt=raw.expires_at;x={isOAuthToken:isOAuthToken2}").is_empty());
     for minified in [
         "}}s.hooks=r}if(n.walkTokens){let r=this.defaults.walkTokens,i=n.walkTokens;s.walkTokens=f}",
@@ -157,6 +173,15 @@ fn emoji_cjk_and_huge_lines_at_every_boundary() {
     // A megabyte of assignments on one line stays linear (a bounded look per candidate).
     let line: String = (0..40_000).map(|i| format!("\"k{i}\":\"v{i}\",")).collect();
     assert!(Secrets::new(&[]).find(&line).is_empty());
+}
+
+#[test]
+fn keywords_as_gitleaks_lists_them() {
+    for k in rules::GENERIC_KEYWORDS {
+        assert_eq!(keywords_in(format!("x_{}_y", k.to_uppercase()).as_bytes()).0, true, "{k}");
+    }
+    assert_eq!(keywords_in(b"DB_PASS"), (false, true));
+    assert_eq!(keywords_in(b"handled request id"), (false, false));
 }
 
 #[test]
