@@ -716,4 +716,22 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn secret_patterns_and_files_are_validated() {
+        let (s, w) =
+            parse(r#"{ "secretPatterns": ["acme_[a-z0-9]{12}", "(unclosed", 3, ""], "secretFiles": ["*.secret"] }"#);
+        assert_eq!(s.secret_patterns, ["acme_[a-z0-9]{12}"]);
+        assert_eq!(s.secret_files, ["*.secret"]);
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].starts_with("\"secretPatterns\": the pattern \"(unclosed\" is left out: "), "{}", w[0]);
+        assert_eq!(w[1], "\"secretPatterns\": an entry that is not a string is left out");
+        assert!(w[2].contains("empty pattern"));
+        let (d, w) = parse(r#"{ "secretPatterns": "x", "secretFiles": [1] }"#);
+        assert_eq!((d.secret_patterns.len(), d.secret_files, w.len()), (0, default_secret_files(), 2));
+        // Through the pass state and back, as the extension sends them.
+        let back = Settings::from_value(serde_json::to_value(&s).unwrap());
+        assert_eq!(back.secret_patterns, s.secret_patterns);
+        assert_eq!(back.secret_files, s.secret_files);
+    }
 }
