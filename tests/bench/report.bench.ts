@@ -21,6 +21,7 @@ import { collect } from "../../extension/report/collect.ts";
 import { type ReportEvent, readReport } from "../../extension/report/actions.ts";
 import type { ContextReport } from "../../extension/report/types.ts";
 import { buildReport as reference } from "./reference/report.ts";
+import { alternatingMedians } from "./alternating.ts";
 import { faster, timeBudget } from "./verdict.ts";
 
 const MESSAGES = 5_000;
@@ -142,29 +143,15 @@ function median(run: () => unknown, samples = 101): number {
   return times[Math.floor(times.length / 2)];
 }
 
-/** Medians of `samples` rounds, each timing one call of every function in turn, after 5 such rounds. */
-function alternating(runs: (() => unknown)[], samples = 101): number[] {
-  for (let i = 0; i < 5; i++) for (const run of runs) run();
-  const times = runs.map((): number[] => []);
-  for (let i = 0; i < samples; i++) {
-    runs.forEach((run, k) => {
-      const start = performance.now();
-      run();
-      times[k].push(performance.now() - start);
-    });
-  }
-  return times.map((t) => t.sort((x, y) => x - y)[Math.floor(samples / 2)]);
-}
-
 const inputs = collect(pi, ctx);
 const collectMs = median(() => collect(pi, ctx));
 const coreMs = median(() => core.buildReport(inputs));
 const referenceMs = median(() => reference(inputs));
 // The two whole paths alternate, sample by sample, so that a machine's slow
 // spell falls on both alike and the ratio the check gates on stays the ratio.
-const [wasmTotal, tsTotal] = alternating([viaWasm, viaTypeScript]);
+const [wasmTotal, tsTotal] = alternatingMedians([viaWasm, viaTypeScript], 5, 301);
 const ms = (n: number) => `${n.toFixed(2)} ms`.padStart(9);
-console.log(`/context report, ${MESSAGES} messages (${(chars / 1e6).toFixed(1)} MB of message JSON), medians of 101 warm runs:`);
+console.log(`/context report, ${MESSAGES} messages (${(chars / 1e6).toFixed(1)} MB of message JSON), medians of 101 warm runs (the whole report: 301, alternating):`);
 console.log("                                       wasm path   TypeScript   TS / wasm");
 console.log(`  collect (Pi's estimateTokens, kinds) ${ms(collectMs)}    ${ms(collectMs)}   (shared code)`);
 console.log(`  build (the report from the inputs)   ${ms(coreMs)}    ${ms(referenceMs)}   ${(referenceMs / coreMs).toFixed(2)}x`);

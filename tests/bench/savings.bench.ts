@@ -21,6 +21,7 @@ import type { ProjectedEntry } from "../../extension/guard/collect.ts";
 import { savingsColumns } from "../../extension/guard/figures.ts";
 import { guardCore } from "../../extension/guard/wasm.ts";
 import { savings } from "./reference/savings.ts";
+import { alternatingMedians } from "./alternating.ts";
 import { allowed, faster, timeBudget } from "./verdict.ts";
 
 const ENTRIES = 5_000;
@@ -87,21 +88,7 @@ const columns = read();
 const reference = () => savings(projection, branch);
 const core = () => guardCore.savings(columns);
 
-/** Medians of `samples` rounds, each timing one call of every function in turn, after `warm` such rounds. */
-function medians(fns: (() => unknown)[], warm = 200, samples = 101): number[] {
-  for (let i = 0; i < warm; i++) for (const f of fns) f();
-  const times = fns.map((): number[] => []);
-  for (let i = 0; i < samples; i++) {
-    fns.forEach((f, k) => {
-      const t = performance.now();
-      f();
-      times[k].push(performance.now() - t);
-    });
-  }
-  return times.map((t) => t.sort((a, b) => a - b)[Math.floor(samples / 2)]);
-}
-
-const [wasm, ts, readMs, coreMs] = medians([wasmPath, reference, read, core]);
+const [wasm, ts, readMs, coreMs] = alternatingMedians([wasmPath, reference, read, core], 200);
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 console.log(`savings: ${ENTRIES} entries, ${(total / 1e6).toFixed(1)} M chars of tool output, ${fromTs.items} items kept out (${fromTs.savedChars} chars), Σ ${fromTs.lifetimeChars}; medians of 101 warm, alternating runs`);
 console.log(`wasm path (savingsColumns + guardCore.savings): ${ms(wasm)} (budget 30 ms: ${timeBudget("savings", wasm, 30)})`);
