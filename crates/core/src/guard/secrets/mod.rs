@@ -872,12 +872,22 @@ pub fn withhold(requests: &mut [ClassifierContext], secrets: &Secrets, withheld:
         }
         *s = redacted(s, &found);
     };
-    // The output texts already scanned, by their shared text's address.
+    // The output texts already scanned, by their shared text's address; the
+    // run's fields, which every request of a pass repeats, scanned once.
     let mut outputs: Vec<(*const u8, Vec<Found>)> = Vec::new();
+    let mut runs: Option<(RunFields, RunFields)> = None;
+    let mut run_once = |run: &mut RunFields| match &runs {
+        Some((seen, done)) if seen == run => *run = done.clone(),
+        _ => {
+            let seen = run.clone();
+            run_fields(run, &fix);
+            runs = Some((seen, run.clone()));
+        }
+    };
     for r in requests.iter_mut() {
         match &mut r.state {
             State::Large(s) => {
-                run_fields(&mut s.run, &fix);
+                run_once(&mut s.run);
                 for c in s.later_tool_calls.iter_mut().flatten() {
                     fix(c);
                 }
@@ -897,14 +907,14 @@ pub fn withhold(requests: &mut [ClassifierContext], secrets: &Secrets, withheld:
                 withhold_chunks(&mut s.chunks, &found);
             }
             State::Small(s) => {
-                run_fields(&mut s.run, &fix);
+                run_once(&mut s.run);
                 each(&mut s.outputs, |item| {
                     fix(&mut item.tool);
                     fix(&mut item.output);
                 });
             }
             State::Exchange(s) => {
-                run_fields(&mut s.run, &fix);
+                run_once(&mut s.run);
                 each(&mut s.exchanges, |item| {
                     fix(&mut item.user);
                     fix(&mut item.assistant);
