@@ -4,6 +4,9 @@
 // (`auditCandidates`, crates/core/src/guard/audit.rs), which applies the
 // pass's candidate rules at every run end and the rewrite measure of the
 // session's main model. Nothing is decided here: this only sums.
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import * as wasm from "../../pkg/context_guard.js";
 import { callCore } from "../core.ts";
 import { coreEntries, type ProjectedEntry } from "../guard/collect.ts";
@@ -41,22 +44,48 @@ export interface WouldDo {
 }
 
 type Projection = (entries: unknown[], leafId?: string | null) => { entries: ProjectedEntry[] };
-let projection: Projection | undefined;
+let projection: Promise<Projection | string> | undefined;
 
-/** Pi's projection, imported once (Pi is this package's peer dependency). */
-async function piProjection(): Promise<Projection> {
-  if (!projection) {
-    const pi = (await import("@earendil-works/pi-coding-agent")) as { buildSessionProjection?: Projection };
-    if (typeof pi.buildSessionProjection !== "function") throw new Error("this Pi has no buildSessionProjection (Pi 1.3.0 or newer is needed)");
-    projection = pi.buildSessionProjection;
-  }
+/**
+ * Pi's projection, from the Pi the user has (issue 19): the `pi` command on
+ * `PATH`, followed to its package folder, else a Pi package that Node
+ * resolves from here (a checkout with its dev dependencies).
+ * `pi install` puts no Pi beside an extension (host packages are peers), so
+ * nothing here may need one: without a Pi the value is the sentence to say.
+ */
+function piProjection(): Promise<Projection | string> {
+  projection ??= (async () => {
+    const found = (await piOnPath()) ?? (await import("@earendil-works/pi-coding-agent").catch(() => undefined));
+    if (!found) return "no Pi found (neither beside this package nor as `pi` on PATH); install Pi to see it";
+    const build = (found as { buildSessionProjection?: Projection }).buildSessionProjection;
+    return typeof build === "function" ? build : "this Pi has no buildSessionProjection (Pi 1.3.0 or newer is needed)";
+  })();
   return projection;
+}
+
+/** The module of the Pi package whose `pi` command is on `PATH`, or undefined. */
+async function piOnPath(): Promise<unknown> {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const command = dir && join(dir, "pi");
+    if (!command || !existsSync(command)) continue;
+    // The command is a link into the package (npm's bin); its package.json names it.
+    for (let at = dirname(realpathSync(command)); at !== dirname(at); at = dirname(at)) {
+      const manifest = join(at, "package.json");
+      if (!existsSync(manifest)) continue;
+      const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; exports?: { ".": { import?: string } }; main?: string };
+      if (pkg.name !== "@earendil-works/pi-coding-agent") break;
+      const entry = pkg.exports?.["."]?.import ?? pkg.main;
+      return entry ? import(pathToFileURL(join(at, entry)).href).catch(() => undefined) : undefined;
+    }
+  }
+  return undefined;
 }
 
 const utf8 = new TextEncoder();
 
 export async function wouldDo(branch: Branch, model: { provider: string; api: string } | undefined): Promise<{ ok: true; value: WouldDo } | { ok: false; error: string }> {
   const project = await piProjection();
+  if (typeof project === "string") return { ok: false, error: project };
   const projected = project(branch.entries, branch.leafId ?? null).entries;
   const settings = callCore(() => guardCore.parseSettings(""));
   if (!settings.ok) return settings;
