@@ -412,7 +412,9 @@ impl Scan<'_> {
         // A value in quotes, or on a line that only assigns it (`.env`, YAML,
         // JSON), is a literal; an unquoted one inside code may be an expression
         // (`token=raw.token`, `isOAuthToken:isOAuthToken2`), which is not a secret.
-        let quoted = b[j..start].iter().any(|&c| matches!(c, b'"' | b'\'' | b'`'));
+        // The quote that opens the value, if one does (right before it).
+        let quote = b.get(start.wrapping_sub(1)).copied().filter(|c| matches!(c, b'"' | b'\'' | b'`'));
+        let quoted = quote.is_some() || b[j..start].iter().any(|&c| matches!(c, b'"' | b'\'' | b'`'));
         let literal = quoted || prose || self.config_line(line_start, j);
         let kind = if name.contains("aws") && name.contains("secret") {
             "aws-secret-key"
@@ -429,9 +431,7 @@ impl Scan<'_> {
                     let (a, z) = (name_start + g.start(), name_start + g.end());
                     if a <= start && z > start {
                         let secret = &window[g.start()..g.end()];
-                        if entropy(secret) > rules::GENERIC_ENTROPY
-                            && !allowed(secret)
-                            && (literal || !code_like(secret))
+                        if entropy(secret) > rules::GENERIC_ENTROPY && !allowed(secret) && !expression(secret, literal)
                         {
                             self.push(a, z, kind);
                             return;
@@ -440,15 +440,37 @@ impl Scan<'_> {
                     }
                 }
             }
+            // A literal whose characters the pattern's class stops short of
+            // (`SECRET_KEY="django-insecure-7x#k!p…"`): the whole literal, one
+            // word of 10 or more characters, under the same floor.
+            let value = self.literal_value(start, line_end, quote);
+            if literal
+                && !prose
+                && value.len() >= 10
+                && !matches!(value.as_bytes().first(), Some(b'/' | b'.' | b'~'))
+                && !value.contains([' ', '\t'])
+                && entropy(value) > rules::GENERIC_ENTROPY
+                && !allowed(value)
+                && !expression(value, literal)
+            {
+                self.push(start, start + value.len(), kind);
+                return;
+            }
         }
         if password {
-            // The value: up to a space, a quote or a separator.
-            let z = start
-                + b[start..line_end]
-                    .iter()
-                    .position(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'"' | b'\'' | b'`' | b';' | b','))
-                    .unwrap_or(line_end - start);
-            let value = self.text.get(start..floor_char(self.text, z)).unwrap_or("");
+            // The value: the quoted literal whole (a passphrase may hold spaces), else up to a space,
+            // a quote or a separator.
+            let value = match quote {
+                Some(_) => self.literal_value(start, line_end, quote),
+                None => {
+                    let z = start
+                        + b[start..line_end]
+                            .iter()
+                            .position(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'"' | b'\'' | b'`' | b';' | b','))
+                            .unwrap_or(line_end - start);
+                    self.text.get(start..floor_char(self.text, z)).unwrap_or("")
+                }
+            };
             let path = matches!(value.as_bytes().first(), Some(b'/' | b'.' | b'~'));
             // `DB_PASSWORD=supersecret` in a `.env` is a password though it is one word;
             // `password: string` in a type is not.
@@ -465,6 +487,24 @@ impl Scan<'_> {
                 self.push(start, start + value.len(), "password");
             }
         }
+    }
+
+    /// A literal value from `start`: up to its closing `quote` (at most 200
+    /// bytes, not past the line), or up to a space, `,` or `;` when it has none.
+    fn literal_value(&self, start: usize, line_end: usize, quote: Option<u8>) -> &str {
+        let b = self.bytes;
+        let high = line_end.min(start + 200);
+        let z = match quote {
+            Some(q) => b[start..high].iter().position(|&c| c == q).map_or(start, |p| start + p),
+            None => {
+                start
+                    + b[start..high]
+                        .iter()
+                        .position(|&c| matches!(c, b' ' | b'\t' | b'\r' | b',' | b';'))
+                        .unwrap_or(high - start)
+            }
+        };
+        self.text.get(start..floor_char(self.text, z)).unwrap_or("")
     }
 
     /// Whether the line holds only the assignment whose operator ends at
@@ -735,11 +775,12 @@ fn camel_or_snake(s: &str) -> bool {
 }
 
 /// A value that stands for a secret rather than being one: a variable or a
-/// template (`$X`, `${X}`, `{{ x }}`, `%X%`, `<x>`), a mask (`****`, `xxxx`).
+/// template (`$X`, `${X}`, `{{ x }}`, `%X%`, `<x>`, `ctrl+${key}`), a mask (`****`, `xxxx`).
 fn placeholder(s: &str) -> bool {
     let b = s.as_bytes();
     matches!(b.first(), Some(b'$' | b'<' | b'%'))
-        || s.starts_with("{{")
+        || s.contains("${")
+        || s.contains("{{")
         || b.iter().all(|&c| c == b'*' || c == b'x' || c == b'X')
 }
 

@@ -117,6 +117,11 @@ fn generic_assignments_need_a_keyword_and_entropy() {
     one("Server=db;Password=abc123!;Database=app", "password", "abc123!");
     one("12:00 INFO login user=admin password=hunter2 ok", "password", "hunter2");
     assert!(kinds("  password: string;").is_empty());
+    // Literals the generic pattern's characters stop short of, and a passphrase in quotes.
+    one("SECRET_KEY=\"django-insecure-7x#k!p@2m$9qz&w\"", "generic-secret", "django-insecure-7x#k!p@2m$9qz&w");
+    one("DJANGO_SECRET_KEY=django-insecure-7x#k!p@2m$9qz&w", "generic-secret", "django-insecure-7x#k!p@2m$9qz&w");
+    one("  \"password\": \"correct horse battery staple 42\",", "password", "correct horse battery staple 42");
+    assert!(kinds("  apiKey: process.env.ANTHROPIC_API_KEY_VALUE,").is_empty());
     // In a log line, unquoted: a random value is withheld, an expression is not.
     one("12:00:01 INFO deploy api_key=a8f9d7e6c5b4a3f2e1d0 user=bob", "generic-secret", "a8f9d7e6c5b4a3f2e1d0");
     one(
