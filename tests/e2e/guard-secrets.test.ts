@@ -12,7 +12,8 @@ import { keepChunks, type ClassifyRequest } from "../harness/classifier.ts";
 import { assertNoPassFailure } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResultEntry, toolResults } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
-import { startSession } from "../harness/session.ts";
+import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
+import { startSession, type Step } from "../harness/session.ts";
 
 // Fake secrets in each provider's format (none is real).
 const SECRETS = {
@@ -165,6 +166,35 @@ test(`Pi ${piVersion}: the next run's history and exchanges carry placeholders, 
     // The pattern that does not compile is named in a warning, the other one works.
     await pi.prompt("/guard");
     assert.match(pi.notifications.at(-1)?.message ?? "", /"secretPatterns": the pattern "\(unclosed" is left out/);
+  } finally {
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: a chat model as the judge (Pi's anthropic provider, loopback) receives no secret either`, async () => {
+  process.env.ANTHROPIC_API_KEY = "loopback-key";
+  // The judge answers nothing usable: everything is kept. What matters here is what it was sent.
+  const server = await startAnthropicServer(Array.from({ length: 100 }, (): Step => () => '{"answers": {}}'));
+  const loopback = anthropicSession(server);
+  const pi = await startSession({
+    ...loopback.options,
+    files: { "logs/deploy.log": deployLog(), ...sources() },
+    guardSettings: { model: "anthropic/claude-haiku-4-5", timeoutMs: 20_000 },
+    script: [
+      [
+        { tool: "bash", args: { command: "cat logs/deploy.log" }, id: "log" },
+        { tool: "bash", args: { command: "grep -rn -i -E 'key|token' src" }, id: "grep" },
+      ],
+      `The release failed on a 503; the JWT ${SECRETS.jwt.slice(0, 20)}… was accepted.`,
+    ],
+  });
+  try {
+    await pi.prompt(`Why did the release fail? The deploy password is ${SECRETS.urlPassword}.`);
+    const judged = server.bodies.filter((b: Loose) => JSON.stringify(b.system ?? "").includes("You are the judge of a context guard"));
+    assert.ok(judged.length > 0, "the judge was asked");
+    const sentToJudge = JSON.stringify(judged);
+    for (const secret of [SECRETS.urlPassword, SECRETS.jwt, SECRETS.awsKey]) assert.ok(!sentToJudge.includes(secret), `${secret.slice(0, 12)}… reached the judge`);
+    for (const kind of ["url-credentials", "jwt", "aws-access-key"]) assert.ok(sentToJudge.includes(`[secret: ${kind}]`), `a ${kind} placeholder reached the judge`);
   } finally {
     await pi.dispose();
   }
