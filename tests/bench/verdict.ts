@@ -18,8 +18,15 @@
 
 import { type Calibration, calibrate, REFERENCE_MS } from "./calibration.ts";
 
-/** How far past its scaled budget a time may be before `--check` fails. */
-export const LEEWAY = 1.5;
+/**
+ * How far past its scaled budget a time may be before `--check` fails: room
+ * for the noise the calibration does not see, and no more. Chosen so that the
+ * step nearest its budget sits as far below the limit as three times its time
+ * sits above it (issue 17's test): the mid-run checkpoint, with the secrets
+ * step, reads 7–8.8 calibration units here against 7.14 × LEEWAY allowed
+ * (20 ms ÷ 2.8 ms), and three times it 21 or more; at 1.9 both are ×1.55 away.
+ */
+export const LEEWAY = 1.9;
 
 const checking = process.argv.includes("--check");
 const failures: string[] = [];

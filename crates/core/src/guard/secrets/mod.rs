@@ -247,11 +247,25 @@ impl Scan<'_> {
         }
         let before = if j > 0 { b[j - 1] } else { b'\n' };
         let operator = is(before, OPERATOR) || (n > 0 && b[j] == b'=');
-        let after_word = spaces > 0 && is(before, WORD_END);
+        // After spaces, the word before must be one of the few that introduce
+        // a value: compared here, so that a word that merely ends in `r`, `c`,
+        // `n` or `s` (most of them) costs no call.
+        let ends = |w: &[u8]| {
+            j > w.len() && b[j - w.len()..j].eq_ignore_ascii_case(w) && !b[j - w.len() - 1].is_ascii_alphanumeric()
+        };
+        let after_word = spaces > 0
+            && is(before, WORD_END)
+            && match before | 0x20 {
+                b'r' => ends(b"bearer"),
+                b'c' => ends(b"basic"),
+                b'n' => ends(b"token"),
+                b':' => ends(b"authorization:"),
+                _ => j >= 3 && &b[j - 3..j] == b" is",
+            };
         if !(operator || after_word) {
             return None;
         }
-        if spaces > 0 && self.authorization(start, end) {
+        if after_word && self.authorization(start, end) {
             return None;
         }
         // The value as gitleaks' generic pattern reads it ([\w.=-], `=` included).
@@ -271,7 +285,12 @@ impl Scan<'_> {
     fn provider(&mut self, s: usize, end: usize) -> bool {
         let tok = &self.bytes[s..end];
         for (k, rule) in rules::RULES.iter().enumerate() {
-            if !rule.prefixes.iter().any(|p| p.as_bytes()[0] == tok[0] && tok.starts_with(p.as_bytes())) {
+            // Two bytes compared before a prefix is (every prefix has three or more).
+            if !rule
+                .prefixes
+                .iter()
+                .any(|p| p.as_bytes()[0] == tok[0] && p.as_bytes()[1] == tok[1] && tok.starts_with(p.as_bytes()))
+            {
                 continue;
             }
             let Some(re) = self.c.rules.get(k).and_then(Option::as_ref) else { continue };
