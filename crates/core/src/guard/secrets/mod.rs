@@ -251,22 +251,26 @@ impl Scan<'_> {
         // a value: compared here, so that a word that merely ends in `r`, `c`,
         // `n` or `s` (most of them) costs no call.
         let ends = |w: &[u8]| {
-            j > w.len() && b[j - w.len()..j].eq_ignore_ascii_case(w) && !b[j - w.len() - 1].is_ascii_alphanumeric()
+            j >= w.len()
+                && b[j - w.len()..j].eq_ignore_ascii_case(w)
+                && (j == w.len() || !b[j - w.len() - 1].is_ascii_alphanumeric())
         };
-        let after_word = spaces > 0
-            && is(before, WORD_END)
-            && match before | 0x20 {
-                b'r' => ends(b"bearer"),
-                b'c' => ends(b"basic"),
-                b'n' => ends(b"token"),
-                b':' => ends(b"authorization:"),
-                _ => j >= 3 && &b[j - 3..j] == b" is",
-            };
-        if !(operator || after_word) {
+        let word: Option<&'static [u8]> = if spaces > 0 && is(before, WORD_END) {
+            [b"bearer".as_slice(), b"basic", b"token", b"authorization:", b"is"]
+                .into_iter()
+                .find(|w| w.last() == Some(&(before | 0x20)) && ends(w))
+        } else {
+            None
+        };
+        if !operator && word.is_none() {
             return None;
         }
-        if after_word && self.authorization(start, end) {
-            return None;
+        // "… is <value>" is the password rule's (`assignment`), the others a
+        // header's, whose value follows the scheme after spaces only.
+        if let Some(scheme) = word.filter(|w| *w != b"is" && spaces == n) {
+            if self.authorization(start, end, j, scheme) {
+                return None;
+            }
         }
         // The value as gitleaks' generic pattern reads it ([\w.=-], `=` included).
         let mut v = end;
@@ -335,42 +339,15 @@ impl Scan<'_> {
 
     /// The token after an `Authorization` scheme (`Bearer`, `Basic`, `Token`),
     /// or right after `Authorization:`.
-    fn authorization(&mut self, start: usize, end: usize) -> bool {
+    /// `scheme` is the word `token` found before the spaces that end at `j`.
+    fn authorization(&mut self, start: usize, end: usize, j: usize, scheme: &[u8]) -> bool {
         let b = self.bytes;
-        let mut j = start;
-        let mut spaces = 0;
-        while j > 0 && matches!(b[j - 1], b' ' | b'\t') && spaces < 5 {
-            j -= 1;
-            spaces += 1;
-        }
-        if spaces == 0 || j == 0 {
-            return false;
-        }
-        // The word before the spaces, without allocating: most tokens follow
-        // a word that ends in none of the schemes' last letters.
-        if !matches!(b[j - 1].to_ascii_lowercase(), b'r' | b'c' | b'n' | b':') {
-            return false;
-        }
-        let ends_with = |w: &str| {
-            let w = w.as_bytes();
-            j >= w.len()
-                && b[j - w.len()..j].eq_ignore_ascii_case(w)
-                && (j == w.len() || !b[j - w.len() - 1].is_ascii_alphanumeric())
-        };
-        // By the word's last letter, one comparison at most.
-        let scheme = match b[j - 1] | 0x20 {
-            b'r' if ends_with("bearer") => Some("bearer"),
-            b'c' if ends_with("basic") => Some("basic"),
-            b'n' if ends_with("token") => Some("token"),
-            b':' if ends_with("authorization:") => None,
-            _ => return false,
-        };
         let value = self.text.get(start..end).unwrap_or("");
         if value.len() < rules::AUTH_MIN || letters_only(value) || entropy(value) <= rules::AUTH_ENTROPY {
             return false;
         }
         // `token` alone is a common word: only in a header, after `Authorization`.
-        if scheme == Some("token") && !holds_any(&b[self.line(start).0..j], &["authorization"]) {
+        if scheme == b"token" && !contains_ignore_case(&b[self.line(start).0..j], b"authorization") {
             return false;
         }
         let end = end + self.bytes[end..].iter().take_while(|&&c| c == b'=').count();
@@ -616,23 +593,9 @@ fn keywords_in(name: &[u8]) -> (bool, bool) {
     (generic, pass)
 }
 
-/// Whether `hay` holds one of `words` (lower case), ASCII case ignored: one
-/// look at each byte, a comparison only where a word's first letter is.
-fn holds_any(hay: &[u8], words: &[&str]) -> bool {
-    for (i, &c) in hay.iter().enumerate() {
-        let c = c | 0x20;
-        // The first letters of every keyword the scan asks about.
-        if !matches!(c, b'a' | b'c' | b'k' | b'p' | b's' | b't') {
-            continue;
-        }
-        for w in words {
-            let w = w.as_bytes();
-            if w[0] == c && hay.len() - i >= w.len() && hay[i..i + w.len()].eq_ignore_ascii_case(w) {
-                return true;
-            }
-        }
-    }
-    false
+/// Whether `hay` holds `word` (lower case), ASCII case ignored.
+fn contains_ignore_case(hay: &[u8], word: &[u8]) -> bool {
+    hay.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Whether the name right before an operator (after quotes and spaces) is a
