@@ -1,5 +1,6 @@
 // What the guard would do on a branch (issue 11 point 3): the branch
-// projected by Pi's own `buildSessionProjection`, read into the guard's
+// projected by Pi's own `buildSessionProjection` (inside Pi, or the Pi found
+// on this machine; with no Pi anywhere, by projection.ts), read into the guard's
 // entries by the guard's own `coreEntries`, and sent to the core once
 // (`auditCandidates`, crates/core/src/guard/audit.rs), which applies the
 // pass's candidate rules at every run end and the rewrite measure of the
@@ -11,6 +12,7 @@ import * as wasm from "../../pkg/context_guard.js";
 import { callCore } from "../core.ts";
 import { coreEntries, type ProjectedEntry } from "../guard/collect.ts";
 import { guardCore } from "../guard/wasm.ts";
+import { branchProjection } from "./projection.ts";
 import type { Branch } from "./read.ts";
 
 export interface Candidate {
@@ -30,6 +32,8 @@ export interface Candidate {
 
 export interface WouldDo {
   runs: number;
+  /** Whose projection of the branch it was measured on: the Pi found (`pi`) or this package's own (`own`, projection.ts). */
+  projection: "pi" | "own";
   /** How the main model caches: `prefix`, `anthropic` or `openai-codex`. */
   cache: string;
   /** Old images: removed with no classifier (the lower bound). */
@@ -43,20 +47,25 @@ export interface WouldDo {
   candidates: Candidate[];
 }
 
-type Projection = (entries: unknown[], leafId?: string | null) => { entries: ProjectedEntry[] };
-let projection: Promise<Projection | string> | undefined;
+export type Projection = (entries: unknown[], leafId?: string | null) => { entries: ProjectedEntry[] };
+let projection: Promise<Projection | string | undefined> | undefined;
+
+/** Said once when no Pi is found and the audit's own projection is used. */
+export const OWN_PROJECTION =
+  "no Pi found (neither `pi` on PATH nor a Pi package beside this one): 'guard would' is measured on this package's own projection of each branch (compactions and context edits applied as Pi 1.3–1.6 apply them)";
 
 /**
  * Pi's projection, from the Pi the user has (issue 19): the `pi` command on
  * `PATH`, followed to its package folder, else a Pi package that Node
  * resolves from here (a checkout with its dev dependencies).
  * `pi install` puts no Pi beside an extension (host packages are peers), so
- * nothing here may need one: without a Pi the value is the sentence to say.
+ * nothing here may need one: without a Pi the value is undefined, and a Pi
+ * that cannot project is the sentence to say.
  */
-function piProjection(): Promise<Projection | string> {
+function piProjection(): Promise<Projection | string | undefined> {
   projection ??= (async () => {
     const found = (await piOnPath()) ?? (await import("@earendil-works/pi-coding-agent").catch(() => undefined));
-    if (!found) return "no Pi found (neither beside this package nor as `pi` on PATH); install Pi to see it";
+    if (!found) return undefined;
     const build = (found as { buildSessionProjection?: Projection }).buildSessionProjection;
     return typeof build === "function" ? build : "this Pi has no buildSessionProjection (Pi 1.3.0 or newer is needed)";
   })();
@@ -83,10 +92,18 @@ async function piOnPath(): Promise<unknown> {
 
 const utf8 = new TextEncoder();
 
-export async function wouldDo(branch: Branch, model: { provider: string; api: string } | undefined): Promise<{ ok: true; value: WouldDo } | { ok: false; error: string }> {
-  const project = await piProjection();
-  if (typeof project === "string") return { ok: false, error: project };
-  const projected = project(branch.entries, branch.leafId ?? null).entries;
+/**
+ * What the guard would do on `branch`, measured on `given` (Pi's projection, inside Pi), else on the Pi
+ * found on this machine, else on the audit's own projection when no Pi is found at all.
+ */
+export async function wouldDo(
+  branch: Branch,
+  model: { provider: string; api: string } | undefined,
+  given?: Projection,
+): Promise<{ ok: true; value: WouldDo } | { ok: false; error: string }> {
+  const found = given ?? (await piProjection());
+  if (typeof found === "string") return { ok: false, error: found };
+  const projected = found ? found(branch.entries, branch.leafId ?? null).entries : branchProjection(branch.entries).entries;
   const settings = callCore(() => guardCore.parseSettings(""));
   if (!settings.ok) return settings;
   const input = {
@@ -98,7 +115,7 @@ export async function wouldDo(branch: Branch, model: { provider: string; api: st
   const result = callCore(() => JSON.parse(wasm.auditCandidates(utf8.encode(JSON.stringify(input)), branch.texts, branch.lengths)) as { runs: number; cache: string; candidates: Candidate[] });
   if (!result.ok) return result;
   const { runs, cache, candidates } = result.value;
-  const out: WouldDo = { runs, cache, lower: { items: 0, chars: 0 }, upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 }, byKind: {}, candidates };
+  const out: WouldDo = { runs, projection: found ? "pi" : "own", cache, lower: { items: 0, chars: 0 }, upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 }, byKind: {}, candidates };
   for (const c of candidates) {
     const k = (out.byKind[c.kind] ??= { items: 0, chars: 0, rewriteChars: 0 });
     k.items++;

@@ -46,7 +46,12 @@ function loadSettings(): Loaded {
   return { path, settings: parsed.value.settings, warnings };
 }
 
-export function registerGuard(pi: ExtensionAPI): void {
+/** What `/guard` hands to parts it does not import: `audit` runs `/guard audit …` (audit/in-pi.ts, given by index.ts). */
+export interface GuardCommands {
+  audit: (args: string, ctx: ExtensionCommandContext, say: (text: string, level: "info" | "warning" | "error") => void) => Promise<void>;
+}
+
+export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   if (disabledBy(["guard", "context-guard"])) return;
 
   let loaded: Loaded | undefined;
@@ -226,9 +231,9 @@ export function registerGuard(pi: ExtensionAPI): void {
   }
 
   pi.registerCommand("guard", {
-    description: "context-guard: status, on, off, reload, model [provider/id]",
+    description: "context-guard: status, on, off, reload, model [provider/id], audit [all | PATH…] [--html FILE]",
     getArgumentCompletions: (prefix: string) =>
-      ["status", "on", "off", "reload", "model"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
+      ["status", "on", "off", "reload", "model", "audit"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
     handler: async (args: string, ctx: ExtensionCommandContext) => {
       // In `pi --mode json` stdout is Pi's JSONL stream and a notification shows nowhere: each reply goes
       // as a small custom entry, which Pi emits as an `entry_appended` record (saved in the session file,
@@ -267,6 +272,7 @@ export function registerGuard(pi: ExtensionAPI): void {
           const kind = found.ok ? (found.judge ? "a chat model, the judge" : "a classifier") : found.status;
           return say(ctx, `context-guard: model ${provider}/${id} (${kind}; saved to ${path})`, "info");
         }
+        if (word === "audit" || word.startsWith("audit ")) return await commands.audit(args.trim().slice("audit".length), ctx, (text, level) => say(ctx, text, level));
         if (word === "reload") {
           loaded = undefined;
           warned.clear();
@@ -278,7 +284,7 @@ export function registerGuard(pi: ExtensionAPI): void {
           );
         }
         if (word !== "" && word !== "status") {
-          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off, /guard reload or /guard model`, "warning");
+          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off, /guard reload, /guard model or /guard audit`, "warning");
         }
         const { settings, path, warnings } = settingsOf(ctx);
         refreshStatus(ctx);

@@ -1,9 +1,10 @@
 // The audit command as a user installs it (issue 19, part 1): `npm pack`'s
 // tarball installed into an empty folder the way `pi install` lays a package
 // down (`npm install --legacy-peer-deps`: no Pi, no dev dependency beside
-// it). With no Pi anywhere the command still reads every session and says in
-// one line why "guard would" is missing; with Pi's `pi` on PATH it finds
-// that Pi's package and uses its projection; on a Node older than the
+// it). With no Pi anywhere the command still reads every session and
+// measures "guard would" on its own projection of each branch, saying so in
+// one line; with Pi's `pi` on PATH it finds that Pi's package and uses its
+// projection; on a Node older than the
 // package's `engines` it says so in one sentence and exits 2.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -35,20 +36,28 @@ before(async () => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const audit = (path: string) => spawnSync(process.execPath, [bin, "audit", session], { encoding: "utf8", cwd: dir, env: { ...process.env, PATH: path } });
+const audit = (path: string, ...options: string[]) =>
+  spawnSync(process.execPath, [bin, "audit", session, ...options], { encoding: "utf8", cwd: dir, env: { ...process.env, PATH: path } });
 
-test("installed with no Pi anywhere, the audit reads the session and says why 'guard would' is missing", () => {
+test("installed with no Pi anywhere, the audit reads the session and measures 'guard would' on its own projection, saying so", () => {
   const r = audit(bare);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /requests/);
-  assert.match(r.stdout, /guard would: not computed \(no Pi found \(neither beside this package nor as `pi` on PATH\); install Pi to see it\)/);
-  assert.doesNotMatch(`${r.stdout}${r.stderr}`, /Cannot find package|ERR_/);
+  assert.match(r.stderr, /^no Pi found \(neither `pi` on PATH nor a Pi package beside this one\): 'guard would' is measured on this package's own projection/m);
+  assert.doesNotMatch(`${r.stdout}${r.stderr}`, /Cannot find package|ERR_|not computed/);
+  const json = JSON.parse(audit(bare, "--json").stdout);
+  assert.equal(json.sessions[0].wouldDo.projection, "own");
+  assert.ok(json.sessions[0].wouldDo.candidates.length > 0, "candidates found without Pi");
 });
 
-test(`installed, with Pi ${piVersion}'s pi on PATH, the audit uses that Pi's projection`, () => {
-  const r = audit([join(piModules, ".bin"), bare].join(delimiter));
+test(`installed, with Pi ${piVersion}'s pi on PATH, the audit uses that Pi's projection, with the same figures`, () => {
+  const withPi = [join(piModules, ".bin"), bare].join(delimiter);
+  const r = audit(withPi);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /guard would: remove old images .* candidates/);
+  assert.doesNotMatch(r.stderr, /no Pi found/);
+  const json = JSON.parse(audit(withPi, "--json").stdout);
+  assert.equal(json.sessions[0].wouldDo.projection, "pi");
+  assert.deepEqual(json.sessions[0].wouldDo.candidates, JSON.parse(audit(bare, "--json").stdout).sessions[0].wouldDo.candidates);
 });
 
 test("on a Node older than the package's engines, one sentence and exit 2", (t) => {

@@ -2,9 +2,11 @@
 // at the top of extension/ (docs/DESIGN.md, "Module map"). Imports go one way:
 // no circle, the two parts never import each other, and the base imports
 // neither. `index.ts` is Pi's entry point, above everything: it registers both
-// parts, and nothing imports it. `audit/` is the `pi-context-guard audit`
-// command (bin/), not loaded by Pi: it may read the base and both parts, and
-// nothing outside it imports it.
+// parts, and nothing imports it. `audit/` is the audit, run by the
+// `pi-context-guard audit` command (bin/ → audit/cli.ts) and by `/guard audit`
+// inside Pi (index.ts → audit/in-pi.ts, handed to guard/ as a callback): it
+// may read the base and both parts; outside it only index.ts imports it, and
+// only in-pi.ts; nothing imports cli.ts, the command line's own shell.
 //
 // The graph is every relative import of extension/**/*.ts, type-only imports
 // included (a type import still ties one module's shape to another's). It is
@@ -65,7 +67,10 @@ function wrongImports(graph: Graph): string[] {
     for (const to of targets) {
       const target = partOf(to);
       if (target === "entry") wrong.push(`${from} → ${to}: nothing imports the entry point`);
-      else if (target === "audit" && part !== "audit") wrong.push(`${from} → ${to}: only audit/ imports audit/ (the command is not part of what Pi loads)`);
+      else if (to === "audit/cli.ts") wrong.push(`${from} → ${to}: nothing imports the command line's shell (bin/ runs it)`);
+      else if (target === "audit" && part !== "audit" && !(part === "entry" && to === "audit/in-pi.ts")) {
+        wrong.push(`${from} → ${to}: only audit/ imports audit/, and index.ts its in-pi.ts (/guard audit)`);
+      }
       else if (part === "base" && (target === "report" || target === "guard")) wrong.push(`${from} → ${to}: the base imports neither report/ nor guard/`);
       else if (part === "report" && target === "guard") wrong.push(`${from} → ${to}: report/ never imports guard/ (pass a callback from index.ts)`);
       else if (part === "guard" && target === "report") wrong.push(`${from} → ${to}: guard/ never imports report/`);
@@ -161,18 +166,22 @@ test("the checks name what they find", () => {
     ["report/types.ts", []],
     ["stray/file.ts", ["index.ts"]],
     ["audit/cli.ts", ["guard/wasm.ts", "report/types.ts", "core.ts"]],
+    ["audit/in-pi.ts", ["audit/run.ts", "audit/cli.ts"]],
   ]);
   assert.deepEqual(findCycles(graph).sort(), ["core.ts → guard/wasm.ts → core.ts", "report/commands.ts → report/view.ts → report/commands.ts"]);
   graph.set("core.ts", []);
   graph.set("report/types.ts", ["report/types.ts"]);
   assert.deepEqual(findCycles(graph).sort(), ["report/commands.ts → report/view.ts → report/commands.ts", "report/types.ts → report/types.ts"]);
   graph.set("report/types.ts", []);
-  graph.set("guard/figures.ts", ["audit/cli.ts"]);
+  graph.set("guard/figures.ts", ["audit/run.ts"]);
+  graph.set("index.ts", ["report/index.ts", "audit/in-pi.ts", "audit/run.ts"]);
   assert.deepEqual(wrongImports(graph), [
+    "index.ts → audit/run.ts: only audit/ imports audit/, and index.ts its in-pi.ts (/guard audit)",
     "report/view.ts → guard/figures.ts: report/ never imports guard/ (pass a callback from index.ts)",
     "guard/wasm.ts → report/types.ts: guard/ never imports report/",
-    "guard/figures.ts → audit/cli.ts: only audit/ imports audit/ (the command is not part of what Pi loads)",
+    "guard/figures.ts → audit/run.ts: only audit/ imports audit/, and index.ts its in-pi.ts (/guard audit)",
     "stray/file.ts: in a folder that is not report/, guard/ or audit/ (add the folder to the layout first)",
     "stray/file.ts → index.ts: nothing imports the entry point",
+    "audit/in-pi.ts → audit/cli.ts: nothing imports the command line's shell (bin/ runs it)",
   ]);
 });
