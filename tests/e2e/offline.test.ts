@@ -133,3 +133,22 @@ test(`Pi ${piVersion}: pi -p, with its own classifier on loopback, opens no othe
     workspace.remove();
   }
 });
+
+test("the recorder names the host and port of a connection made by Node's http agent (it passes `path: null`)", async () => {
+  const { createServer, get } = await import("node:http");
+  const server = createServer((_req, res) => res.end("ok"));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const before = recorded().length;
+    await new Promise<void>((done, fail) => get(`http://127.0.0.1:${port}/`, (res) => res.resume().on("end", done)).on("error", fail));
+    const seen = recorded().slice(before).filter((r) => r.kind === "connect");
+    assert.deepEqual(
+      seen.map((r) => [r.host, r.port, r.path]),
+      [["127.0.0.1", port, undefined]],
+      `an http.get is a TCP connection, not a Unix socket named "null":\n${describe(seen)}`,
+    );
+  } finally {
+    server.close();
+  }
+});

@@ -51,7 +51,8 @@ if (!globalThis[key]) {
       let first = args[0];
       if (Array.isArray(first)) first = first[0]; // net.connect passes its normalized arguments
       if (first && typeof first === "object") {
-        if (first.path !== undefined) record("connect", { path: String(first.path) });
+        // Node's http agents pass `path: null` with a host and port: only a path that is there is a Unix socket.
+        if (first.path != null) record("connect", { path: String(first.path) });
         else record("connect", { host: first.host ?? "localhost", port: Number(first.port) });
       } else if (typeof first === "number" || (typeof first === "string" && /^\d+$/.test(first))) {
         record("connect", { host: typeof args[1] === "string" ? args[1] : "localhost", port: Number(first) });
