@@ -1,6 +1,10 @@
 // The figures of one session as Pi recorded them (issue 11 point 2), summed
 // entry by entry while a file is read: nothing here keeps an entry. One
-// `Tally` counts the branch Pi would resume, another the whole file.
+// `Tally` counts the branch Pi would resume, another the whole file;
+// `LaterRequests` keeps, for the branch, how many requests followed each
+// run. Then the estimates a person reads (issue 19 part 6): tokens from
+// characters as Pi's `estimateTokens` counts them, dollars from the prices
+// the session's own recorded usage implies.
 
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */
 export interface ToolOutput {
@@ -16,6 +20,9 @@ export interface Cost {
   /** Tokens: `usage.cacheRead` and `usage.cacheWrite`, summed. */
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** `usage.cost.input` (dollars) and `usage.input` (tokens) summed: the input not read from a cache nor written to one. */
+  input: number;
+  inputTokens: number;
 }
 
 export interface Figures {
@@ -40,6 +47,11 @@ export interface Figures {
   guardSavedChars: number;
   /** The classifier's cost the records hold. */
   guardCostUsd: number;
+  /**
+   * The characters the records kept out (less what recalls brought back), counted again for every
+   * later request that did not send them, up to the next compaction: the input the guard spared.
+   */
+  guardSparedChars: number;
   /** `recall` calls made after the first guard record, and the characters their results brought back. */
   recallsAfterDistill: number;
   recalledChars: number;
@@ -61,12 +73,17 @@ export function emptyFigures(): Figures {
     guardRecords: 0,
     guardSavedChars: 0,
     guardCostUsd: 0,
+    guardSparedChars: 0,
     recallsAfterDistill: 0,
     recalledChars: 0,
     compactions: 0,
     contextEdits: 0,
-    cost: { total: 0, cacheRead: 0, cacheWrite: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    cost: emptyCost(),
   };
+}
+
+export function emptyCost(): Cost {
+  return { total: 0, cacheRead: 0, cacheWrite: 0, cacheReadTokens: 0, cacheWriteTokens: 0, input: 0, inputTokens: 0 };
 }
 
 type Loose = Record<string, any>;
@@ -93,6 +110,8 @@ export class Tally {
   readonly f = emptyFigures();
   /** Tool call ids of `recall` calls made after the first record, waiting for their results. */
   private recalls = new Set<string>();
+  /** Characters the records keep out of the context now (since the last compaction, less recalls). */
+  private keptNow = 0;
 
   add(entry: Loose): void {
     const f = this.f;
@@ -101,6 +120,8 @@ export class Tally {
         this.message(entry.message ?? {});
         break;
       case "compaction":
+        // What stood before the compaction is in its summary now, edited or not.
+        this.keptNow = 0;
         f.compactions++;
         f.compactionsAt.push(f.contextSeries.length);
         break;
@@ -118,6 +139,7 @@ export class Tally {
     const f = this.f;
     if (m.role === "assistant") {
       f.requests++;
+      f.guardSparedChars += this.keptNow;
       const usage = m.usage as Loose | undefined;
       // Pi skips aborted and failed replies and all-zero usage when it reads the context's size (getAssistantUsage).
       const counted = m.stopReason !== "aborted" && m.stopReason !== "error" ? contextTokens(usage) : 0;
@@ -132,6 +154,8 @@ export class Tally {
       f.cost.cacheWrite += num(cost?.cacheWrite);
       f.cost.cacheReadTokens += num(usage?.cacheRead);
       f.cost.cacheWriteTokens += num(usage?.cacheWrite);
+      f.cost.input += num(cost?.input);
+      f.cost.inputTokens += num(usage?.input);
       if (f.guardRecords > 0 && Array.isArray(m.content)) {
         for (const b of m.content) if (b?.type === "toolCall" && b.name === "recall" && typeof b.id === "string") this.recalls.add(b.id);
       }
@@ -144,6 +168,7 @@ export class Tally {
       if (this.recalls.delete(m.toolCallId)) {
         f.recallsAfterDistill++;
         f.recalledChars += chars;
+        this.keptNow = Math.max(0, this.keptNow - chars);
       }
     }
   }
@@ -155,7 +180,179 @@ export class Tally {
     f.guardCostUsd += num(data.costUsd);
     for (const r of Array.isArray(data.results) ? data.results : []) {
       if (r?.outcome === "kept" || typeof r?.kind !== "string") continue;
-      f.keptOut[r.kind] = (f.keptOut[r.kind] ?? 0) + Math.max(0, num(r.beforeChars) - num(r.afterChars));
+      const kept = Math.max(0, num(r.beforeChars) - num(r.afterChars));
+      f.keptOut[r.kind] = (f.keptOut[r.kind] ?? 0) + kept;
+      this.keptNow += kept;
     }
   }
+}
+
+/**
+ * For each tool result and prompt of a branch, the requests made after the end of its run, up to the
+ * next compaction: the requests that an edit at that run end would have spared it. Fed the branch's
+ * entries in order; a run ends at the next prompt (as the guard's run-end pass sees it).
+ */
+export class LaterRequests {
+  /** Entry id → its run. */
+  private runOf = new Map<string, number>();
+  /** Per run: the requests made before its end. */
+  private startOf: number[] = [];
+  /** Per run whose count a compaction closed: the requests made before that compaction. */
+  private endOf: number[] = [];
+  private current: string[] = [];
+  private requests = 0;
+
+  add(entry: Loose): void {
+    if (entry.type === "compaction") {
+      // Runs that ended before it are in its summary from here on; the running one is among the kept entries.
+      while (this.endOf.length < this.startOf.length) this.endOf.push(this.requests);
+      return;
+    }
+    const role = entry.type === "message" ? entry.message?.role : undefined;
+    if (role === "assistant") this.requests++;
+    else if (role === "user") {
+      this.endRun();
+      this.current.push(entry.id);
+    } else if (role === "toolResult") this.current.push(entry.id);
+  }
+
+  private endRun(): void {
+    if (this.current.length === 0) return;
+    const run = this.startOf.push(this.requests) - 1;
+    for (const id of this.current) this.runOf.set(id, run);
+    this.current = [];
+  }
+
+  /** Requests after the end of the run that holds `entryId` (0 for the last run, and for an id not on the branch). */
+  after(entryId: string): number {
+    const run = this.runOf.get(entryId);
+    if (run === undefined) return 0;
+    return (this.endOf[run] ?? this.requests) - this.startOf[run];
+  }
+}
+
+/** Tokens as Pi's `estimateTokens` counts text: characters / 4. */
+export const tokensOf = (chars: number): number => chars / 4;
+
+/** Dollars per token that recorded usage implies; undefined where it records no such cost. */
+export interface Prices {
+  /** Everything sent as context: the dollars of input, cache reads and cache writes over their tokens. */
+  input: number | undefined;
+  cacheRead: number | undefined;
+  cacheWrite: number | undefined;
+}
+
+const per = (dollars: number, tokens: number) => (dollars > 0 && tokens > 0 ? dollars / tokens : undefined);
+
+export function pricesOf(c: Cost): Prices {
+  return {
+    input: per(c.input + c.cacheRead + c.cacheWrite, c.inputTokens + c.cacheReadTokens + c.cacheWriteTokens),
+    cacheRead: per(c.cacheRead, c.cacheReadTokens),
+    cacheWrite: per(c.cacheWrite, c.cacheWriteTokens),
+  };
+}
+
+/** What the guard did on a branch, from its records. */
+export interface Did {
+  passes: number;
+  /** Tokens its records kept out of the context. */
+  keptTokens: number;
+  /** Tokens the later requests did not send because of it (each request counted). */
+  sparedTokens: number;
+  sparedUsd: number | null;
+  classifierUsd: number;
+  recalls: number;
+  recalledTokens: number;
+}
+
+/** What the guard would do on a branch, in tokens and dollars. */
+export interface Would {
+  /** Old images: removed with no classifier. */
+  images: number;
+  imageTokens: number;
+  /** Every output and image candidate (the upper bound). */
+  candidates: number;
+  candidateTokens: number;
+  superseded: number;
+  /** Tokens the later requests would not have sent: old images only, and every candidate removed whole. */
+  sparedLowerTokens: number;
+  sparedUpperTokens: number;
+  sparedLowerUsd: number | null;
+  sparedUpperUsd: number | null;
+  /** Tokens the provider writes to its cache again: per run end, the largest rewrite among its candidates. */
+  rewriteTokens: number;
+  /** What writing them costs over reading them from the cache. */
+  rewriteUsd: number | null;
+  /** Old exchanges the guard would offer to summarise (not in the bounds: they hold the outputs). */
+  exchanges: number;
+  exchangeTokens: number;
+}
+
+/** The part of would-do.ts's `WouldDo` the estimate reads (named here: would-do.ts reads read.ts, which reads this). */
+export interface Candidates {
+  candidates: { kind: string; entryId: string; chars: number; rewriteChars: number; superseded: boolean; run: number }[];
+}
+
+export interface Estimate {
+  /** Whose recorded usage gave the prices: this session's, all the audited sessions' together, or none (no costs recorded). */
+  priceFrom: "session" | "all" | "none";
+  /** Dollars per input token used for the dollars below. */
+  pricePerToken: number | null;
+  did: Did | null;
+  would: Would | null;
+}
+
+/**
+ * Tokens and dollars of what the guard did (its records) and would do (the candidates) on a branch.
+ * Dollars are estimates: tokens not sent × the price per input token of the session's own usage (else
+ * of all the sessions audited); a cache rewrite costs the cache-write price less the cache-read price.
+ */
+export function estimate(f: Figures, would: Candidates | undefined, later: (entryId: string) => number, own: Prices, all: Prices): Estimate {
+  const priceFrom = own.input !== undefined ? "session" : all.input !== undefined ? "all" : "none";
+  const p = priceFrom === "session" ? own : all;
+  const price = p.input;
+  const usd = (tokens: number) => (price === undefined ? null : tokens * price);
+  const did: Did | null =
+    f.guardRecords > 0
+      ? {
+          passes: f.guardRecords,
+          keptTokens: tokensOf(Object.values(f.keptOut).reduce((n, c) => n + c, 0)),
+          sparedTokens: tokensOf(f.guardSparedChars),
+          sparedUsd: usd(tokensOf(f.guardSparedChars)),
+          classifierUsd: f.guardCostUsd,
+          recalls: f.recallsAfterDistill,
+          recalledTokens: tokensOf(f.recalledChars),
+        }
+      : null;
+  let w: Would | null = null;
+  if (would) {
+    w = { images: 0, imageTokens: 0, candidates: 0, candidateTokens: 0, superseded: 0, sparedLowerTokens: 0, sparedUpperTokens: 0, sparedLowerUsd: null, sparedUpperUsd: null, rewriteTokens: 0, rewriteUsd: null, exchanges: 0, exchangeTokens: 0 };
+    // A pass rewrites the cache once, from its earliest edit: the largest rewrite of its run end.
+    const rewriteOfRun = new Map<number, number>();
+    for (const c of would.candidates) {
+      const t = tokensOf(c.chars);
+      if (c.kind === "exchange") {
+        w.exchanges++;
+        w.exchangeTokens += t;
+        continue;
+      }
+      const spared = t * later(c.entryId);
+      w.candidates++;
+      w.candidateTokens += t;
+      w.sparedUpperTokens += spared;
+      if (c.superseded) w.superseded++;
+      if (c.kind === "image") {
+        w.images++;
+        w.imageTokens += t;
+        w.sparedLowerTokens += spared;
+      }
+      rewriteOfRun.set(c.run, Math.max(rewriteOfRun.get(c.run) ?? 0, c.rewriteChars));
+    }
+    for (const chars of rewriteOfRun.values()) w.rewriteTokens += tokensOf(chars);
+    w.sparedLowerUsd = usd(w.sparedLowerTokens);
+    w.sparedUpperUsd = usd(w.sparedUpperTokens);
+    const extra = p.cacheWrite !== undefined && p.cacheRead !== undefined ? Math.max(0, p.cacheWrite - p.cacheRead) : undefined;
+    w.rewriteUsd = extra === undefined ? null : w.rewriteTokens * extra;
+  }
+  return { priceFrom, pricePerToken: price ?? null, did, would: w };
 }

@@ -1,7 +1,11 @@
-// The audit as text (terminal), as the versioned JSON object, and the
-// sparkline of context per request. Formatting only.
+// The audit for a person, in words: the terminal text, the versioned JSON
+// object, and the facts both and the page (html.ts) share: a session named
+// by its date, folder and first prompt; whether the guard was on; what it
+// did and would do in tokens and dollars (figures.ts `estimate`); the
+// sessions with and without the guard side by side. Formatting only.
 import { sparkline as drawSparkline } from "../report/spark.ts";
-import type { Figures } from "./figures.ts";
+import { core } from "../core.ts";
+import { type Cost, emptyCost, type Estimate, estimate, type Figures, pricesOf, tokensOf } from "./figures.ts";
 import type { SessionRead } from "./read.ts";
 import type { WouldDo } from "./would-do.ts";
 
@@ -16,6 +20,9 @@ export interface Audited {
 
 export interface Totals {
   sessions: number;
+  /** Sessions whose file holds the guard's records, and the others. */
+  withGuard: number;
+  withoutGuard: number;
   bytes: number;
   requests: number;
   peakContext: number;
@@ -24,15 +31,20 @@ export interface Totals {
   recallsAfterDistill: number;
   recalledChars: number;
   compactions: number;
-  cost: Figures["cost"];
+  cost: Cost;
   lower: { items: number; chars: number };
   upper: { items: number; chars: number; superseded: number; supersededChars: number };
   rewriteChars: number;
 }
 
+/** Whether the guard was on: the session's file holds its records (it writes one each time it acts). */
+export const guardOn = (s: SessionRead): boolean => (s.file ?? s.branch).guardRecords > 0;
+
 export function totals(list: Audited[]): Totals {
   const t: Totals = {
     sessions: list.length,
+    withGuard: 0,
+    withoutGuard: 0,
     bytes: 0,
     requests: 0,
     peakContext: 0,
@@ -41,13 +53,15 @@ export function totals(list: Audited[]): Totals {
     recallsAfterDistill: 0,
     recalledChars: 0,
     compactions: 0,
-    cost: { total: 0, cacheRead: 0, cacheWrite: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    cost: emptyCost(),
     lower: { items: 0, chars: 0 },
     upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 },
     rewriteChars: 0,
   };
   for (const { session: s, wouldDo: w } of list) {
     const f = s.branch;
+    if (guardOn(s)) t.withGuard++;
+    else t.withoutGuard++;
     t.bytes += s.bytes;
     t.requests += f.requests;
     t.peakContext = Math.max(t.peakContext, f.peakContext);
@@ -60,7 +74,7 @@ export function totals(list: Audited[]): Totals {
     t.recallsAfterDistill += f.recallsAfterDistill;
     t.recalledChars += f.recalledChars;
     t.compactions += f.compactions;
-    for (const k of Object.keys(t.cost) as (keyof Figures["cost"])[]) t.cost[k] += f.cost[k];
+    for (const k of Object.keys(t.cost) as (keyof Cost)[]) t.cost[k] += f.cost[k];
     if (w) {
       t.lower.items += w.lower.items;
       t.lower.chars += w.lower.chars;
@@ -69,6 +83,12 @@ export function totals(list: Audited[]): Totals {
     }
   }
   return t;
+}
+
+/** Each session's estimate, priced by its own usage, else by all the sessions' usage together. */
+export function estimates(list: Audited[]): Estimate[] {
+  const all = pricesOf(totals(list).cost);
+  return list.map(({ session: s, wouldDo: w }) => estimate(s.branch, w, (id) => s.later.after(id), pricesOf(s.branch.cost), all));
 }
 
 /** Context per request in at most `width` cells (each the peak of its requests), scaled to the session's peak: the /context screen's sparkline, without its marks. */
@@ -83,60 +103,242 @@ export function short(n: number): string {
   return `${(n / 1e6).toFixed(1)}M`;
 }
 
-const usd = (n: number) => `$${n.toFixed(n >= 1 ? 2 : 4)}`;
+/** Dollars: $12.34, $0.27, $0.0123; a cost too small for four decimals says so. */
+export function usd(n: number): string {
+  if (n === 0) return "$0";
+  if (n > 0 && n < 0.00005) return "under $0.0001";
+  return `$${n.toFixed(n >= 0.1 ? 2 : 4)}`;
+}
+
+/** "1 result", "2 results". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** When the session started, in this machine's time zone: `2026-12-01 09:05`; undefined when the header has no date. */
+export function startDate(s: SessionRead): string | undefined {
+  if (!s.startedAt) return undefined;
+  const d = new Date(s.startedAt);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The project folder's own name: the last part of the session's `cwd` (Pi writes it with / or \). */
+export function folderName(cwd: string): string {
+  const parts = cwd.split(/[\\/]+/).filter(Boolean);
+  return parts.at(-1) ?? (cwd || "(no folder)");
+}
+
+/** Per session of a group, on average: the figures the page and the text set side by side. */
+export interface GroupFigures {
+  sessions: number;
+  requests: number;
+  /** Context tokens per request, over every request of the group. */
+  contextPerRequest: number;
+  peakContext: number;
+  toolOutputTokens: number;
+  compactions: number;
+  cost: number;
+  costPerRequest: number;
+  /** What the guard's records kept out (tokens), and what it would still keep out at most. */
+  keptTokens: number;
+  wouldTokens: number;
+}
+
+export function groupFigures(list: Audited[], est: Estimate[]): GroupFigures {
+  const n = list.length || 1;
+  let requests = 0;
+  let series = 0;
+  let sent = 0;
+  let peak = 0;
+  let output = 0;
+  let compactions = 0;
+  let cost = 0;
+  let kept = 0;
+  let would = 0;
+  list.forEach(({ session: s }, i) => {
+    const f = s.branch;
+    requests += f.requests;
+    series += f.contextSeries.length;
+    for (const c of f.contextSeries) sent += c;
+    peak += f.peakContext;
+    for (const o of Object.values(f.toolOutput)) output += tokensOf(o.chars);
+    compactions += f.compactions;
+    cost += f.cost.total;
+    kept += est[i].did?.keptTokens ?? 0;
+    would += est[i].would?.candidateTokens ?? 0;
+  });
+  return {
+    sessions: list.length,
+    requests: requests / n,
+    contextPerRequest: series ? sent / series : 0,
+    peakContext: peak / n,
+    toolOutputTokens: output / n,
+    compactions: compactions / n,
+    cost: cost / n,
+    costPerRequest: requests ? cost / requests : 0,
+    keptTokens: kept / n,
+    wouldTokens: would / n,
+  };
+}
+
+/** How the dollars of an estimate were priced, in words. */
+export function priceNote(e: Estimate): string {
+  if (e.pricePerToken === null) return "no dollar estimate: no session here records costs";
+  const perMillion = `$${(e.pricePerToken * 1e6).toFixed(2)} per million input tokens`;
+  return `estimated at ${perMillion}, ${e.priceFrom === "session" ? "this session's" : "all these sessions'"} average`;
+}
+
+const tokens = (n: number) => `${short(n)} tokens`;
+/** " (about $0.27)", or nothing when there is no price. */
+const about = (n: number | null) => (n === null ? "" : ` (about ${usd(n)})`);
+
+/** What the guard did, in sentences; undefined when the session holds none of its records. */
+export function didSentence(e: Estimate): string | undefined {
+  const d = e.did;
+  if (!d) return undefined;
+  const money = d.sparedUsd === null ? ` (${priceNote(e)})` : ` (about ${usd(d.sparedUsd)}, ${priceNote(e)})`;
+  const lines = [
+    `The guard kept ${tokens(d.keptTokens)} of tool output out of the context in ${plural(d.passes, "pass", "passes")}, so the requests after that sent ${short(d.sparedTokens)} fewer tokens in all${money}.`,
+    `Its classifier cost ${usd(d.classifierUsd)}.`,
+  ];
+  if (d.recalls > 0) lines.push(`The agent asked for removed output back ${d.recalls === 1 ? "once" : `${d.recalls} times`} (${tokens(d.recalledTokens)}).`);
+  else lines.push("The agent never asked for removed output back.");
+  return lines.join(" ");
+}
+
+/**
+ * What the guard would do, in two sentences: what it would remove or ask about (starting "The guard
+ * would"), and what that would spare the later requests and cost in cache writes (absent when there is
+ * nothing to remove).
+ */
+export function wouldSentences(e: Estimate, on: boolean): { what: string; spared: string | undefined } | undefined {
+  const w = e.would;
+  if (!w) return undefined;
+  const more = on ? " still" : "";
+  if (w.candidates === 0) {
+    return { what: `The guard would${more} find nothing to remove here with its default settings: no tool output large enough and no old image (0 tokens, $0).`, spared: undefined };
+  }
+  const images = w.images > 0 ? `remove ${plural(w.images, "old image")} (${tokens(w.imageTokens)}) without asking anyone${w.images < w.candidates ? ", and " : ""}` : "";
+  const outputs = w.candidates - w.images;
+  const asks =
+    outputs > 0
+      ? `show its classifier ${plural(outputs, "tool output")} of ${tokens(w.candidateTokens - w.imageTokens)} to shorten or drop${w.superseded > 0 ? ` (${w.superseded} already outdated by a later call)` : ""}`
+      : "";
+  const range =
+    w.images > 0 && w.images < w.candidates
+      ? `between ${tokens(w.sparedLowerTokens)}${about(w.sparedLowerUsd)} (the images alone) and ${tokens(w.sparedUpperTokens)}${about(w.sparedUpperUsd)} (everything dropped)`
+      : `up to ${tokens(w.sparedUpperTokens)}${about(w.sparedUpperUsd)}`;
+  const net = w.sparedUpperUsd !== null && w.rewriteUsd !== null ? w.sparedUpperUsd - w.rewriteUsd : undefined;
+  const balance = net === undefined ? ` (${priceNote(e)})` : `: on balance about ${usd(Math.abs(net))} ${net >= 0 ? "saved" : "lost"}, ${priceNote(e)}`;
+  return {
+    what: `The guard would${more} ${images}${asks}.`,
+    spared: `Dropping them would spare the later requests ${range} but make the provider write ${tokens(w.rewriteTokens)} to its cache again${about(w.rewriteUsd)}${balance}.`,
+  };
+}
+
+/** The terminal's form of a line a session may have written: control and invisible characters out. */
+const clean = (s: string, max = 400) => core.sanitizeLine(s, max);
 
 function byTool(out: Record<string, { results: number; chars: number }>): string {
   const list = Object.entries(out).sort((a, b) => b[1].chars - a[1].chars);
-  return list.map(([tool, o]) => `${tool} ${short(o.chars)} (${o.results})`).join(", ") || "none";
+  return list.map(([tool, o]) => `${clean(tool, 60)} ${tokens(tokensOf(o.chars))} (${plural(o.results, "result")})`).join(", ") || "none";
 }
 
 function figureLines(f: Figures, indent: string): string[] {
-  const lines = [
-    `${indent}requests ${f.requests}, context peak ${short(f.peakContext)} final ${short(f.finalContext)} tokens, compactions ${f.compactions}`,
-    `${indent}tool output (chars): ${byTool(f.toolOutput)}`,
-    `${indent}cost ${usd(f.cost.total)} (cache read ${short(f.cost.cacheReadTokens)} tokens ${usd(f.cost.cacheRead)}, write ${short(f.cost.cacheWriteTokens)} tokens ${usd(f.cost.cacheWrite)})`,
+  const compactions = f.compactions === 0 ? "no compaction" : plural(f.compactions, "compaction");
+  return [
+    `${indent}${plural(f.requests, "request")}, context per request ${sparkline(f.contextSeries)} peak ${tokens(f.peakContext)}, last ${short(f.finalContext)}; ${compactions}`,
+    `${indent}tool output: ${byTool(f.toolOutput)}`,
+    `${indent}cost as Pi recorded it: ${usd(f.cost.total)}; cache reads ${tokens(f.cost.cacheReadTokens)} (${usd(f.cost.cacheRead)}), cache writes ${tokens(f.cost.cacheWriteTokens)} (${usd(f.cost.cacheWrite)})`,
   ];
-  if (f.guardRecords > 0) {
-    const kept = Object.entries(f.keptOut).map(([k, c]) => `${k} ${short(c)}`).join(", ") || "nothing";
-    lines.push(`${indent}guard: ${f.guardRecords} records kept out ${kept} chars; ${f.recallsAfterDistill} recalls brought back ${short(f.recalledChars)} chars; classifier ${usd(f.guardCostUsd)}`);
-  }
-  return lines;
+}
+
+const KIND_WORDS: Record<string, string> = { large: "large outputs", small: "small outputs", image: "old images", exchange: "old exchanges" };
+
+/** A session's name line: its date, its folder, its first prompt. */
+export function nameLine(s: SessionRead): string {
+  const prompt = s.firstPrompt ? `"${s.firstPrompt}"` : "(no prompt)";
+  return `${startDate(s) ?? "(no date)"}  ${clean(folderName(s.cwd), 200)}  ${prompt}`;
 }
 
 export function text(list: Audited[], failed: { path: string; error: string }[]): string {
   const out: string[] = [];
-  for (const { session: s, wouldDo: w, wouldDoError } of list) {
-    out.push(`${s.path}  ${short(s.bytes)}B  ${sparkline(s.branch.contextSeries)}`);
+  const est = estimates(list);
+  list.forEach(({ session: s, wouldDo: w, wouldDoError }, i) => {
+    const e = est[i];
+    const on = guardOn(s);
+    out.push(nameLine(s));
+    out.push(`  in ${clean(s.cwd) || "(no folder recorded)"}; file ${clean(s.path)} (${short(s.bytes)}B); guard ${on ? "on" : "off (no records of it)"}`);
     out.push(...figureLines(s.branch, "  "));
     if (s.file) out.push(`  whole file (${s.entries} entries, branch ${s.branchEntries}):`, ...figureLines(s.file, "    "));
-    if (w) {
-      out.push(`  guard would: remove old images ${short(w.lower.chars)} chars (${w.lower.items}); send ${w.upper.items} candidates ${short(w.upper.chars)} chars over ${w.runs} runs (${w.upper.superseded} superseded, ${short(w.upper.supersededChars)})`);
-      for (const [kind, k] of Object.entries(w.byKind)) {
-        const overlap = kind === "exchange" ? " (holding the outputs above; not in the total)" : "";
-        out.push(`    ${kind}: ${k.items} items ${short(k.chars)} chars${overlap}, cache rewrite ${short(k.rewriteChars)} chars summed (${w.cache})`);
-      }
-    } else if (wouldDoError) out.push(`  guard would: not computed (${wouldDoError})`);
-    for (const warning of s.warnings) out.push(`  warning: ${warning}`);
-  }
-  for (const f of failed) out.push(`${f.path}: not audited: ${f.error}`);
+    const did = didSentence(e);
+    if (did) out.push(`  ${did}`);
+    if (w && e.would) {
+      const n = e.would;
+      const images = n.images > 0 ? `${tokens(n.imageTokens)} (${plural(n.images, "image")})` : "none";
+      const outputs = n.candidates - n.images;
+      const asks = outputs > 0 ? `show its classifier ${plural(outputs, n.images > 0 ? "more candidate" : "candidate")}, tool outputs of ${tokens(n.candidateTokens - n.imageTokens)} it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} candidates for its classifier`;
+      out.push(`  guard would: remove old images: ${images}; ${asks}.`);
+      const spared = wouldSentences(e, on)?.spared;
+      if (spared) out.push(`  ${spared}`);
+      const kinds = Object.entries(w.byKind).map(([kind, k]) => `${KIND_WORDS[kind] ?? kind} ${k.items} (${tokens(tokensOf(k.chars))}${kind === "exchange" ? "; they hold the outputs above, not added" : ""})`);
+      if (kinds.length) out.push(`    by kind: ${kinds.join(", ")}; cache rewrites measured by the ${w.cache} rule`);
+    } else if (wouldDoError) out.push(`  guard would: not computed (${clean(wouldDoError)})`);
+    for (const warning of s.warnings) out.push(`  warning: ${clean(warning)}`);
+  });
+  for (const f of failed) out.push(`${clean(f.path)}: not audited: ${clean(f.error)}`);
   const t = totals(list);
   out.push(
-    `total: ${t.sessions} sessions ${short(t.bytes)}B, ${t.requests} requests, peak ${short(t.peakContext)} tokens, ${t.compactions} compactions, cost ${usd(t.cost.total)} (cache read ${usd(t.cost.cacheRead)}, write ${usd(t.cost.cacheWrite)})`,
-    `  tool output (chars): ${byTool(t.toolOutput)}`,
-    `  guard kept out: ${Object.entries(t.keptOut).map(([k, c]) => `${k} ${short(c)}`).join(", ") || "nothing"}; recalls after a distill ${t.recallsAfterDistill} (${short(t.recalledChars)} chars)`,
-    `  guard would: at least ${short(t.lower.chars)} chars (old images), at most ${short(t.upper.chars)} chars (${t.upper.items} candidates, ${t.upper.superseded} superseded), cache rewrite ${short(t.rewriteChars)} chars summed over the candidates`,
+    `total: ${plural(t.sessions, "session")} (${t.withGuard} with the guard, ${t.withoutGuard} without), ${short(t.bytes)}B, ${plural(t.requests, "request")}, peak ${tokens(t.peakContext)}, ${plural(t.compactions, "compaction")}, cost as recorded ${usd(t.cost.total)} (cache reads ${usd(t.cost.cacheRead)}, writes ${usd(t.cost.cacheWrite)})`,
+    `  tool output: ${byTool(t.toolOutput)}`,
   );
+  out.push(...summaryLines(list, est).map((l) => `  ${l}`));
   return `${out.join("\n")}\n`;
+}
+
+/** The whole audit in a few sentences: what the guard did, what it would do, with against without. */
+export function summaryLines(list: Audited[], est: Estimate[]): string[] {
+  const lines: string[] = [];
+  const sum = (pick: (e: Estimate) => number | null | undefined) => est.reduce((n, e) => n + (pick(e) ?? 0), 0);
+  const priced = est.some((e) => e.pricePerToken !== null);
+  const money = (n: number) => (priced ? ` (about ${usd(n)}, estimated)` : "");
+  const on = est.filter((e) => e.did).length;
+  if (on > 0) {
+    lines.push(
+      `The guard kept ${tokens(sum((e) => e.did?.keptTokens))} of tool output out of the context in ${plural(on, "session")}, so the requests after that sent ${short(sum((e) => e.did?.sparedTokens))} fewer tokens${money(sum((e) => e.did?.sparedUsd))}; its classifier cost ${usd(sum((e) => e.did?.classifierUsd))}.`,
+    );
+  }
+  if (est.some((e) => e.would)) {
+    const images = sum((e) => e.would?.imageTokens);
+    const least = images > 0 ? `at least ${tokens(images)} (old images, removed with no classifier) and ` : "";
+    lines.push(
+      `The guard would keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens))} (${plural(sum((e) => e.would?.candidates), "candidate")}), sparing the later requests up to ${tokens(sum((e) => e.would?.sparedUpperTokens))}${money(sum((e) => e.would?.sparedUpperUsd))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens))} to its cache again${money(sum((e) => e.would?.rewriteUsd))}.`,
+    );
+  }
+  const withList = list.filter((a) => guardOn(a.session));
+  const without = list.filter((a) => !guardOn(a.session));
+  if (withList.length > 0 && without.length > 0) {
+    const a = groupFigures(withList, est.filter((_, i) => guardOn(list[i].session)));
+    const b = groupFigures(without, est.filter((_, i) => !guardOn(list[i].session)));
+    lines.push(
+      `With the guard against without, per session on average: ${short(a.requests)} against ${short(b.requests)} requests, context ${short(a.contextPerRequest)} against ${short(b.contextPerRequest)} tokens per request, peak ${short(a.peakContext)} against ${short(b.peakContext)}, ${usd(a.costPerRequest)} against ${usd(b.costPerRequest)} per request.`,
+    );
+  }
+  return lines;
 }
 
 /** The `--json` object (docs/AUDIT.md describes each field). */
 export function json(list: Audited[], failed: { path: string; error: string }[]): object {
+  const est = estimates(list);
   return {
     version: AUDIT_JSON_VERSION,
-    sessions: list.map(({ session: s, wouldDo: w, wouldDoError }) => ({
+    sessions: list.map(({ session: s, wouldDo: w, wouldDoError }, i) => ({
       path: s.path,
       id: s.id,
       cwd: s.cwd,
+      startedAt: s.startedAt ?? null,
+      firstPrompt: s.firstPrompt,
+      guardOn: guardOn(s),
       bytes: s.bytes,
       entries: s.entries,
       branchEntries: s.branchEntries,
@@ -144,6 +346,7 @@ export function json(list: Audited[], failed: { path: string; error: string }[])
       file: s.file ?? null,
       wouldDo: w ?? null,
       wouldDoError: wouldDoError ?? null,
+      estimate: est[i],
       warnings: s.warnings,
     })),
     failed,

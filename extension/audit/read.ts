@@ -5,14 +5,17 @@
 //      entry's id and parent (Pi's tree: session-manager.js `_buildIndex`
 //      makes the last entry the leaf, `buildSessionPath` walks `parentId`
 //      from it);
-//   2. the branch's lines only: the branch's figures, and each entry kept
-//      light for the core (text blocks of 256 characters or more written as
+//      the header's start time and folder and the first prompt, the facts
+//      that name the session for a person;
+//   2. the branch's lines only: the branch's figures, the requests after
+//      each run, and each entry kept light for the core (text blocks of 256 characters or more written as
 //      UTF-8 into one buffer and left as `{ type: "text", textAt: k }`, image
 //      data cut to its header), then projected by Pi's own
 //      `buildSessionProjection` (compaction and context edits applied).
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { type Figures, Tally } from "./figures.ts";
+import { core } from "../core.ts";
+import { type Figures, LaterRequests, Tally } from "./figures.ts";
 
 /** The session format this audit reads: Pi's `CURRENT_SESSION_VERSION` in 1.3.0 and 1.6.0. */
 export const SESSION_VERSION = 3;
@@ -32,6 +35,8 @@ const KNOWN_TYPES = new Set([
 ]);
 
 const OUT_OF_LINE_CHARS = 256;
+/** A first prompt as the report names a session by it: one line, clipped. */
+export const PROMPT_CHARS = 160;
 // As guard/collect.ts: the core reads an image's header only.
 const IMAGE_HEAD_CHARS = 96 * 1024;
 
@@ -50,6 +55,10 @@ export interface SessionRead {
   bytes: number;
   id: string;
   cwd: string;
+  /** The header's `timestamp`: when Pi started the session (ISO 8601), when it is a date. */
+  startedAt: string | undefined;
+  /** The file's first user message: one line, control and invisible characters out, at most `PROMPT_CHARS`; "" when none. */
+  firstPrompt: string;
   /** Problems that did not stop the read (a bad line, an unknown entry type). */
   warnings: string[];
   branch: Figures;
@@ -59,6 +68,8 @@ export interface SessionRead {
   branchEntries: number;
   /** The main model of the branch's last reply (`provider`, `api`), for the rewrite measure. */
   model: { provider: string; api: string } | undefined;
+  /** The branch's requests after the run of each tool result and prompt. */
+  later: LaterRequests;
   light: Branch;
 }
 
@@ -122,6 +133,23 @@ function lightContent(content: unknown, sink: TextSink): unknown {
   });
 }
 
+/** A prompt's words as one clean line: its text blocks joined, sanitized and clipped by the core's `sanitizeLine`. */
+export function promptLine(content: unknown): string {
+  const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+  const words = blocks
+    .filter((b) => b?.type === "text" && typeof b.text === "string")
+    .map((b) => b.text as string)
+    .join(" ")
+    // A pasted log can be megabytes: only its start is shown.
+    .slice(0, PROMPT_CHARS * 8)
+    // A terminal's colour and cursor codes whole (the core blanks their escape; the rest would show).
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "")
+    .replace(/\s+/g, " ");
+  const line = core.sanitizeLine(words, PROMPT_CHARS);
+  if (line) return line;
+  return blocks.some((b) => b?.type === "image") ? "(an image)" : "";
+}
+
 /** The entry as the projection and the core read it, its long texts in `sink`. */
 function light(entry: Loose, sink: TextSink): Loose {
   if (entry.type === "message" && entry.message) return { ...entry, message: { ...entry.message, content: lightContent(entry.message.content, sink) } };
@@ -142,6 +170,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
   const lineOf = new Map<string, number>();
   const unknown = new Map<string, number>();
   let header: Loose | undefined;
+  let firstPrompt: string | undefined;
   let leafId: string | undefined;
   let n = 0;
   let count = 0;
@@ -174,6 +203,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
     if (!KNOWN_TYPES.has(entry.type)) unknown.set(entry.type, (unknown.get(entry.type) ?? 0) + 1);
     count++;
     fileTally.add(entry);
+    if (firstPrompt === undefined && entry.type === "message" && entry.message?.role === "user") firstPrompt = promptLine(entry.message.content);
     parents.set(entry.id, typeof entry.parentId === "string" ? entry.parentId : null);
     lineOf.set(entry.id, n);
     leafId = entry.id;
@@ -195,6 +225,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
   lineOf.clear();
 
   const branchTally = new Tally();
+  const later = new LaterRequests();
   const sink = new TextSink();
   const entries: Loose[] = [];
   let model: SessionRead["model"];
@@ -204,6 +235,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
     if (!onBranch.has(n)) continue;
     const entry = JSON.parse(line) as Loose;
     branchTally.add(entry);
+    later.add(entry);
     const m = entry.type === "message" ? entry.message : undefined;
     if (m?.role === "assistant" && typeof m.provider === "string") model = { provider: m.provider, api: typeof m.api === "string" ? m.api : "" };
     entries.push(light(entry, sink));
@@ -216,12 +248,15 @@ export async function readSession(path: string, size: number): Promise<ReadResul
       bytes: size,
       id: String(header.id ?? ""),
       cwd: String(header.cwd ?? ""),
+      startedAt: typeof header.timestamp === "string" && !Number.isNaN(Date.parse(header.timestamp)) ? header.timestamp : undefined,
+      firstPrompt: firstPrompt ?? "",
       warnings,
       branch: branchTally.f,
       file: count > entries.length ? fileTally.f : undefined,
       entries: count,
       branchEntries: entries.length,
       model,
+      later,
       light: { entries, leafId, texts, lengths },
     },
   };

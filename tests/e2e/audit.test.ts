@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { test } from "node:test";
 import { writeSession } from "../harness/audit-sessions.ts";
 import { keepChunks } from "../harness/classifier.ts";
@@ -21,9 +21,9 @@ import * as wasm from "../../pkg/context_guard.js";
 const bin = join(repoRoot, "bin", "pi-context-guard.mjs");
 const node = process.execPath;
 
-function audit(args: string[], heapMb?: number) {
+function audit(args: string[], heapMb?: number, env: NodeJS.ProcessEnv = {}) {
   const flags = heapMb ? [`--max-old-space-size=${heapMb}`] : [];
-  const r = spawnSync(node, [...flags, bin, "audit", ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const r = spawnSync(node, [...flags, bin, "audit", ...args], { encoding: "utf8", maxBuffer: 64 << 20, env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -116,14 +116,43 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
         assert.equal(s.wouldDo.upper.chars, s.wouldDo.candidates.filter((c: Loose) => c.kind !== "exchange").reduce((n: number, c: Loose) => n + c.chars, 0));
       }
     }
-    // The text form: one sparkline line per session, and the total.
-    const t = audit([dir]);
+    // What names a session for a person: Pi's header (start, folder) and the first prompt; the guard on where its records are.
+    for (const [held, guarded] of [[on, true], [off, false]] as const) {
+      const s = out.sessions.find((x: Loose) => x.path === held.file);
+      const header = JSON.parse(readFileSync(held.file, "utf8").split("\n")[0]);
+      assert.equal(s.startedAt, header.timestamp);
+      assert.equal(s.cwd, header.cwd);
+      assert.equal(s.firstPrompt, "Which services retry on 503?");
+      assert.equal(s.guardOn, guarded);
+      // Tokens as Pi estimates them (characters / 4) of what the records kept out and the recall brought back.
+      if (guarded) {
+        const kept = Object.values(s.branch.keptOut as Record<string, number>).reduce((n, c) => n + c, 0);
+        assert.equal(s.estimate.did.keptTokens, kept / 4);
+        assert.equal(s.estimate.did.recalledTokens, s.branch.recalledChars / 4);
+        assert.ok(s.estimate.did.sparedTokens > 0, "the requests after the distill sent less");
+      } else assert.equal(s.estimate.did, null);
+      assert.equal(s.estimate.would.candidateTokens, s.wouldDo.upper.chars / 4);
+    }
+    // The text form: each session named by its date, folder and first prompt, what the guard did, and the total.
+    const t = audit([dir], undefined, { TZ: "UTC" });
     assert.equal(t.code, 0);
-    assert.match(t.stdout, /^total: 2 sessions/m);
+    for (const held of [on, off]) {
+      const header = JSON.parse(readFileSync(held.file, "utf8").split("\n")[0]);
+      const date = `${header.timestamp.slice(0, 10)} ${header.timestamp.slice(11, 16)}`;
+      assert.ok(t.stdout.includes(`${date}  ${basename(header.cwd)}  "Which services retry on 503?"`), t.stdout);
+    }
+    assert.match(t.stdout, /^ {2}The guard kept \S+ tokens of tool output out of the context in \d+ pass(es)?, so the requests after that sent \S+ fewer tokens in all .*The agent asked for removed output back once/m);
+    assert.match(t.stdout, /^total: 2 sessions \(1 with the guard, 1 without\)/m);
+    assert.match(t.stdout, /With the guard against without, per session on average: /);
     const page = join(dir, "audit.html");
     assert.equal(audit(["--html", page, dir]).code, 0);
     const html = readFileSync(page, "utf8");
-    assert.equal((html.match(/<svg /g) ?? []).length, 3, "a context chart per session and the tool chart");
+    assert.equal((html.match(/<svg class="chart" /g) ?? []).length, 2, "a context chart per session");
+    assert.equal((html.match(/<article class="session /g) ?? []).length, 2);
+    assert.match(html, /<div class="group with"><h2>With the guard \(1 session\)<\/h2>/);
+    assert.match(html, /<div class="group without"><h2>Without the guard \(1 session\)<\/h2>/);
+    assert.match(html, /<title>the guard edited the context after request \d+<\/title>/, "the guard's edits are marked");
+    assert.match(html, /<span>the guard removed or shortened tool output here, between two requests<\/span>/, "and explained");
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -190,7 +219,11 @@ test(`Pi ${piVersion}: a real session with a compaction, an image and a branch l
     // The page marks the compaction on the session's context chart, before the request that followed it.
     const page = join(dir, "tree.html");
     assert.equal(audit(["--html", page, file]).code, 0);
-    assert.match(readFileSync(page, "utf8"), new RegExp(`<title>compaction after request ${s.branch.compactionsAt[0]}</title>`));
+    const html = readFileSync(page, "utf8");
+    assert.match(html, new RegExp(`<title>Pi compacted the conversation after request ${s.branch.compactionsAt[0]}</title>`));
+    assert.match(html, /<span>Pi compacted the conversation here \(older messages replaced by a summary\)<\/span>/, "and the legend says what the mark is");
+    // The old image, in words: removed without asking, in tokens.
+    assert.match(html, new RegExp(`<p class="would">The guard would remove 1 old image \\(${(shot.chars / 4 / 1000).toFixed(1).replace(".", "\\.")}k tokens\\) without asking anyone`));
   } finally {
     await pi.dispose();
     rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,8 @@ test(`Pi ${piVersion} print and json: /guard audit reads this project's sessions
     const folder = await sessions(dir);
 
     const printed = (await withPi(dir, "-p", "--no-session", "/guard audit")).stdout;
-    assert.match(printed, /requests/);
+    assert.match(printed, /"first prompt of the project"/);
+    assert.match(printed, /"second prompt of the project"/);
     assert.doesNotMatch(printed, /other\.jsonl|\/generated/, "another project's session is not this project's");
 
     const project = entriesOf((await withPi(dir, "--mode", "json", "--no-session", "/guard audit")).stdout, "context-guard-audit");

@@ -1,9 +1,12 @@
 // The audit's pure parts: the figures summed from entries (Pi's context count,
-// what is skipped, the records, recalls after a distill) and the sparkline.
+// what is skipped, the records, recalls after a distill), the requests after
+// each run, the estimates in tokens and dollars, the words that name a
+// session and say what the guard did and would do, and the sparkline.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { contextTokens, Tally } from "../../extension/audit/figures.ts";
-import { sparkline } from "../../extension/audit/format.ts";
+import { contextTokens, emptyCost, estimate, LaterRequests, pricesOf, Tally } from "../../extension/audit/figures.ts";
+import { didSentence, folderName, sparkline, usd, wouldSentences } from "../../extension/audit/format.ts";
+import { PROMPT_CHARS, promptLine } from "../../extension/audit/read.ts";
 
 const reply = (usage: object, stopReason = "stop", content: object[] = []) => ({ type: "message", message: { role: "assistant", content, usage, stopReason } });
 const result = (toolName: string, toolCallId: string, text: string) => ({ type: "message", message: { role: "toolResult", toolName, toolCallId, content: [{ type: "text", text }] } });
@@ -35,6 +38,96 @@ test("figures: context as Pi counts it, aborted and failed replies left out of t
   assert.deepEqual(f.keptOut, { large: 4000 });
   assert.deepEqual([f.guardRecords, f.guardSavedChars, f.recallsAfterDistill, f.recalledChars], [1, 4000, 1, 300]);
   assert.deepEqual([f.cost.total, f.cost.cacheReadTokens, f.cost.cacheWriteTokens], [0.75, 100, 200]);
+  // Kept out (4000) for the one request after the record; the recall took 300 back; the compaction ended it.
+  assert.equal(f.guardSparedChars, 4000);
+});
+
+test("the records' savings count once per later request, less what recalls bring back, until a compaction", () => {
+  const t = new Tally();
+  t.add({ type: "custom", customType: "context-guard", data: { results: [{ kind: "large", outcome: "removed", beforeChars: 1000, afterChars: 0 }] } });
+  t.add(reply({ totalTokens: 10 }));
+  t.add(reply({ totalTokens: 10 }, "toolUse", [{ type: "toolCall", id: "r1", name: "recall" }]));
+  t.add(result("recall", "r1", "z".repeat(400)));
+  t.add(reply({ totalTokens: 10 }));
+  t.add({ type: "compaction" });
+  t.add(reply({ totalTokens: 10 }));
+  assert.equal(t.f.guardSparedChars, 1000 + 1000 + 600);
+});
+
+test("requests after a run: from the next prompt to the next compaction; the last run spares none", () => {
+  const later = new LaterRequests();
+  const user = (id: string) => ({ type: "message", id, message: { role: "user", content: "q" } });
+  const ask = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [] } });
+  const out = (id: string) => ({ type: "message", id, message: { role: "toolResult", toolName: "bash", content: [] } });
+  for (const e of [user("p1"), ask("a1"), out("t1"), ask("a2"), user("p2"), ask("a3"), out("t2"), ask("a4"), user("p3"), ask("a5"), { type: "compaction", id: "c" }, ask("a6"), user("p4"), out("t3"), ask("a7")]) {
+    later.add(e);
+  }
+  // Run 1 ends at p2: a3, a4, a5 follow before the compaction. Run 2 ends at p3: a5, then the compaction.
+  // Run 3 (p3) was running at the compaction, which keeps it: a7 after its end. The last run: none.
+  assert.deepEqual(["p1", "t1", "t2", "p3", "t3", "missing"].map((id) => later.after(id)), [3, 3, 1, 1, 0, 0]);
+});
+
+test("estimates: tokens as characters / 4, dollars at the session's price, one cache rewrite per run end", () => {
+  const cost = { ...emptyCost(), input: 3e-6 * 100, inputTokens: 100, cacheRead: 0.3e-6 * 1000, cacheReadTokens: 1000, cacheWrite: 3.75e-6 * 100, cacheWriteTokens: 100 };
+  const own = pricesOf(cost);
+  assert.ok(Math.abs((own.input ?? 0) - (3e-4 + 3e-4 + 3.75e-4) / 1200) < 1e-15);
+  const f = new Tally().f;
+  f.guardRecords = 1;
+  f.keptOut = { large: 4000 };
+  f.guardSparedChars = 12_000;
+  f.guardCostUsd = 0.002;
+  const would = {
+    candidates: [
+      { kind: "large", entryId: "t1", chars: 8000, rewriteChars: 20_000, superseded: true, run: 0 },
+      { kind: "small", entryId: "t2", chars: 800, rewriteChars: 12_000, superseded: false, run: 0 },
+      { kind: "image", entryId: "t3", chars: 4000, rewriteChars: 6000, superseded: false, run: 1 },
+      { kind: "exchange", entryId: "p1", chars: 9000, rewriteChars: 30_000, superseded: false, run: 1 },
+    ],
+  };
+  const later = (id: string) => ({ t1: 5, t2: 5, t3: 2 })[id] ?? 0;
+  const e = estimate(f, would, later, own, pricesOf(emptyCost()));
+  assert.equal(e.priceFrom, "session");
+  assert.deepEqual(
+    [e.did?.keptTokens, e.did?.sparedTokens, e.did?.classifierUsd],
+    [1000, 3000, 0.002],
+  );
+  assert.ok(Math.abs((e.did?.sparedUsd ?? 0) - 3000 * (own.input ?? 0)) < 1e-12);
+  const w = e.would;
+  assert.ok(w);
+  assert.deepEqual([w.candidates, w.candidateTokens, w.images, w.imageTokens, w.superseded, w.exchanges, w.exchangeTokens], [3, 3200, 1, 1000, 1, 1, 2250]);
+  assert.deepEqual([w.sparedUpperTokens, w.sparedLowerTokens], [2000 * 5 + 200 * 5 + 1000 * 2, 1000 * 2]);
+  // Run 0 rewrites from its earliest edit (20,000 chars), run 1 from the image (6,000): the exchange is not one of the bounds.
+  assert.equal(w.rewriteTokens, (20_000 + 6000) / 4);
+  assert.ok(Math.abs((w.rewriteUsd ?? 0) - w.rewriteTokens * (3.75e-6 - 0.3e-6)) < 1e-12);
+  // A session that records no cost is priced at all the sessions' price; with none anywhere, no dollars.
+  assert.equal(estimate(f, would, later, pricesOf(emptyCost()), own).priceFrom, "all");
+  const none = estimate(f, would, later, pricesOf(emptyCost()), pricesOf(emptyCost()));
+  assert.deepEqual([none.priceFrom, none.pricePerToken, none.did?.sparedUsd, none.would?.sparedUpperUsd, none.would?.rewriteUsd], ["none", null, null, null, null]);
+
+  // The same in words, with tokens and dollars.
+  assert.equal(
+    didSentence(e),
+    `The guard kept 1.0k tokens of tool output out of the context in 1 pass, so the requests after that sent 3.0k fewer tokens in all (about ${usd(3000 * (own.input ?? 0))}, estimated at $${((own.input ?? 0) * 1e6).toFixed(2)} per million input tokens, this session's average). Its classifier cost $0.0020. The agent never asked for removed output back.`,
+  );
+  const said = wouldSentences(e, false);
+  assert.equal(said?.what, "The guard would remove 1 old image (1.0k tokens) without asking anyone, and show its classifier 2 tool outputs of 2.2k tokens to shorten or drop (1 already outdated by a later call).");
+  assert.match(said?.spared ?? "", /^Dropping them would spare the later requests between 2\.0k tokens \(about \$[\d.]+\) \(the images alone\) and 13\.0k tokens \(about \$[\d.]+\) \(everything dropped\) but make the provider write 6\.5k tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost), estimated at/);
+  assert.match(wouldSentences(none, true)?.spared ?? "", /\(no dollar estimate: no session here records costs\)\.$/);
+  assert.equal(wouldSentences(estimate(f, { candidates: [] }, later, own, own), true)?.what.startsWith("The guard would still find nothing to remove"), true);
+});
+
+test("a session's name: its folder's own name, and its first prompt as one clean, clipped line", () => {
+  assert.equal(folderName("/home/me/work/shop"), "shop");
+  assert.equal(folderName("C:\\Users\\me\\shop\\"), "shop");
+  assert.equal(folderName("/"), "/");
+  assert.equal(promptLine("Fix\nthe \u001b[31mbuild\u001b[0m\u0007 now"), "Fix the build now");
+  assert.equal(promptLine([{ type: "text", text: "看 🔍" }, { type: "image", data: "xx" }, { type: "text", text: "<b>this</b>" }]), "看 🔍 <b>this</b>");
+  assert.equal(promptLine([{ type: "image", data: "xx" }]), "(an image)");
+  assert.equal(promptLine([]), "");
+  const long = promptLine("🔍".repeat(500));
+  // 2 UTF-16 units a character: 79 of them and the ellipsis, within the limit.
+  assert.equal(long.length, PROMPT_CHARS - 1);
+  assert.ok(long.endsWith("…") && !/[\ud800-\udbff]…$/.test(long), "clipped whole, on a character boundary");
 });
 
 test("sparkline: one cell per request up to the width, each the peak of its requests, scaled to the peak", () => {
