@@ -35,14 +35,54 @@ export function passInput(
   readPoints: string[] = [],
 ): PassInput {
   const projected = contextEntries as ProjectedEntry[];
-  const model = ctx.model as { provider?: unknown; api?: unknown } | undefined;
+  const model = ctx.model as { provider?: unknown; api?: unknown; cost?: unknown } | undefined;
   return {
     entries: coreEntries(projected),
     settings,
     classifier,
-    model: { provider: String(model?.provider ?? ""), api: String(model?.api ?? ""), pin: settings.pinAnthropicCache, readPoints },
+    model: {
+      provider: String(model?.provider ?? ""),
+      api: String(model?.api ?? ""),
+      pin: settings.pinAnthropicCache,
+      readPoints,
+      contextTokens: contextTokens(ctx),
+      cost: model?.cost,
+    },
     records: guardRecords(projected),
+    earlierRuns: earlierRuns(ctx),
   };
+}
+
+/** Pi's estimate of the context now (0 when Pi has none yet). */
+function contextTokens(ctx: ExtensionContext): number {
+  try {
+    const tokens = ctx.getContextUsage()?.tokens;
+    return typeof tokens === "number" && Number.isFinite(tokens) && tokens > 0 ? tokens : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The provider requests (assistant messages) of each run on the session's branch before the current one,
+ * oldest first: a run starts at a user message. Read from the raw branch, so runs a compaction or an
+ * omitted exchange took out of the context still count.
+ */
+export function earlierRuns(ctx: ExtensionContext): number[] {
+  const runs: number[] = [];
+  try {
+    let current = -1;
+    for (const entry of ctx.sessionManager.getBranch() as { type?: string; message?: { role?: string } }[]) {
+      const role = entry.type === "message" ? entry.message?.role : undefined;
+      if (role === "user") {
+        if (current >= 0) runs.push(current);
+        current = 0;
+      } else if (role === "assistant" && current >= 0) current++;
+    }
+  } catch {
+    // No branch to read: no earlier run, the estimator falls back to the turns so far.
+  }
+  return runs;
 }
 
 /**

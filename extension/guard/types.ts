@@ -117,6 +117,11 @@ export interface GuardSettings {
   midRunBatchCharsOpenAI: number;
   midRunChunkKeepThreshold: number;
   midRunBreakEven: boolean;
+  /** The room trigger (guard/worth.rs): past this many tokens a batch expected to take out `midRunRoomMinTokens` goes; 0 off. */
+  midRunRoomTokens: number;
+  midRunRoomMinTokens: number;
+  /** How later requests are estimated for the money rule. */
+  laterRequests: "turns" | "session" | "median";
   smallResultMinChars: number;
   smallKeepThreshold: number;
   pruneExchanges: boolean;
@@ -163,6 +168,10 @@ export interface MainModel {
   pin?: boolean;
   /** Tool_use ids (as Anthropic sees them) of the pin's cache entries the next request could read (guard.md §8). */
   readPoints?: string[];
+  /** Pi's estimate of the context now, in tokens: the price tier and the room trigger read it (guard/worth.rs). */
+  contextTokens?: number;
+  /** The main model's `model.cost` from Pi's catalog (dollars per million; `tiers` by input size), for the money rule. */
+  cost?: unknown;
 }
 
 export interface PassInput {
@@ -177,6 +186,8 @@ export interface PassInput {
   records?: { at: number; data: unknown }[];
   /** A chat model judges (issue 13): its price and the main model's, for the judge's break-even (guard/pass/plan.rs `weigh_judge`). */
   judge?: JudgePrice;
+  /** Provider requests of each earlier run of the session, oldest first (the `median` estimator of later requests, guard/worth.rs). */
+  earlierRuns?: number[];
 }
 
 /** Dollars per million input tokens from Pi's catalog: the judge's `cost.input`, the main model's `cost.cacheRead` (else `cost.input`). */
@@ -208,9 +219,16 @@ export interface CheckpointGate {
   batchChars: number;
   /** Assistant messages of the run so far. */
   turns: number;
-  /** The break-even: pendingChars × turns ≥ factor × rewriteChars. */
+  /** The break-even (guard/worth.rs): in tokens its factor (0 in money), and the rewrite it weighed. */
   factor: number;
   rewriteChars: number;
+  /** Characters expected to go, later requests expected, and in money the expected saving and the cost (millionths of a dollar). */
+  expectedChars?: number;
+  later?: number;
+  gainMicros?: number;
+  costMicros?: number;
+  /** The room trigger let the batch through (`midRunRoomTokens`). */
+  room?: boolean;
   /** The whole batch did not pay off and the outputs alone did: exchanges wait for run end. */
   outputsOnly: boolean;
   /** When the break-even was weighed: the main model's cache and where the rewrite starts. */
@@ -242,6 +260,14 @@ export interface BreakEvenDecision {
   minSavingChars: number;
   cache: CacheKind;
   basis: RewriteBasis;
+  /** Characters expected to go and the later requests expected (guard/worth.rs). */
+  expectedChars?: number;
+  later?: number;
+  /** In money (the catalog has prices): the expected saving and the cost, millionths of a dollar. */
+  gainMicros?: number;
+  costMicros?: number;
+  /** Let through by the room trigger, the money rule not weighed. */
+  room?: boolean;
   paidOff: boolean;
 }
 

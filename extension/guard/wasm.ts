@@ -103,6 +103,11 @@ export interface SummaryInput {
   midRun: boolean;
   midRunMinAgeTurns?: number;
   midRunBatchChars?: number;
+  /** The money rule's switch, the room trigger and the estimator of later requests (guard/worth.rs), for the checkpoints' line. */
+  midRunBreakEven?: boolean;
+  midRunRoomTokens?: number;
+  midRunRoomMinTokens?: number;
+  laterRequests?: string;
   /** The last checkpoint skipped since one last ran, in this process: why, and what its gates measured. */
   lastSkip?: { skipped: PassSkip; gate?: CheckpointGate };
   pruneExchanges: boolean;

@@ -175,7 +175,7 @@ for (const r of reference.requests) {
 assert.ok(superseded.size >= 2, "the run has outputs superseded by a rerun and by an edit");
 console.log(`mid-run checkpoint, ${OUTPUTS} tool outputs of ${EACH.toLocaleString("en")} characters (${total.toLocaleString("en")} in all), at the turn_end of turn ${OUTPUTS};`);
 console.log(
-  `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even ${gate.pendingChars.toLocaleString("en")} × ${gate.turns} turns ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests (superseded: ${[...superseded].map(([why, n]) => `${n} "${why}"`).join(", ")}); ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
+  `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even (in tokens: no catalog price) 60% of ${gate.pendingChars.toLocaleString("en")} expected to go × ${gate.turns} later requests ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests (superseded: ${[...superseded].map(([why, n]) => `${n} "${why}"`).join(", ")}); ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
 );
 
 // What the requests weigh once written out: per chunk a question (it crosses the boundary in the core's

@@ -19,6 +19,7 @@ use context_guard_core::guard::render::tool_label;
 use context_guard_core::guard::render::MARK;
 use context_guard_core::guard::settings::{parse, set_enabled, Settings};
 use context_guard_core::guard::stats::columns_json;
+use context_guard_core::guard::worth::Prices;
 use context_guard_core::size::{image_chars, image_dimensions, image_head};
 use context_guard_core::text::{clip_middle, js_len, js_prefix, js_suffix, line_count, sanitize_line, short_count};
 use serde_json::{json, Value};
@@ -663,7 +664,7 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
                 let results: Vec<Value> = (0..rng.below(4))
                     .map(|_| json!({"kind": rng.pick(&["large", "small", "exchange"]), "entryId": format!("r{}", rng.below(14)),
                         "tool": "bash", "label": "x", "outcome": "kept", "reason": rng.pick(&["chunks", "timeout", "error,chunks"]),
-                        "beforeChars": 1, "afterChars": 1, "jev": ""}))
+                        "beforeChars": rng.below(9000), "afterChars": rng.below(3000), "jev": ""}))
                     .collect();
                 let data = json!({"v": 1, "phase": rng.pick(&["mid-run", "run-end"]), "model": "m", "savedChars": 0,
                     "requests": 1, "inputTokens": 0.0, "costUsd": 0.0, "ms": 1.0, "timedOut": false, "results": results});
@@ -685,6 +686,12 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
             // The pin's read points: the ids of some results, or none.
             pin: rng.chance(70),
             read_points: (0..rng.below(3)).map(|_| format!("c{}", rng.below(14))).collect(),
+            context_tokens: rng.below(300_000),
+            prices: [
+                Prices::default(),
+                Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 },
+                Prices { input: 1_250_000, cache_read: 125_000, cache_write: 0 },
+            ][rng.below(3)],
         };
         let input = CheckpointInput {
             pass: PassInput { entries, settings, model, records, ..PassInput::default() },

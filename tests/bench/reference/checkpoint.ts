@@ -186,9 +186,28 @@ export function planCheckpoint(
     });
     gate.factor = codex ? 13 : 16;
     gate.rewriteChars = rewrite;
-    if (pendingChars * turns < gate.factor * rewrite) return none;
+    // The rule of guard/worth.rs as the benchmark's run meets it: no earlier pass (the prior share, 60%), no
+    // earlier run (as many later requests as turns so far), no catalog price (in tokens).
+    const expectedChars = Math.floor((pendingChars * 600) / 1000);
+    const later = Math.max(1, turns);
+    if (expectedChars * later < gate.factor * rewrite) return none;
     const cache = codex ? "openai-codex" : whole ? "anthropic" : "prefix";
-    breakEven.push({ rule: "checkpoint", savedChars: pendingChars, requests: turns, factor: gate.factor, rewriteChars: rewrite, minSavingChars: 0, cache, basis: whole ? "whole" : "first-edit", paidOff: true });
+    breakEven.push({
+      rule: "checkpoint",
+      savedChars: pendingChars,
+      requests: turns,
+      factor: gate.factor,
+      rewriteChars: rewrite,
+      minSavingChars: 0,
+      cache,
+      basis: whole ? "whole" : "first-edit",
+      expectedChars,
+      later,
+      gainMicros: 0,
+      costMicros: 0,
+      room: false,
+      paidOff: true,
+    });
   }
 
   const outputs = eligible.map((o) => {

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, Content, ContextEntry, Message};
+use crate::guard::worth::{self, Edit, Prices};
 use crate::read::Fields;
 
 /// The main model (Pi's `ctx.model`), as far as its prompt cache matters.
@@ -31,18 +32,29 @@ pub struct MainModel {
     /// pin's log holds for this model within the TTL, unchanged at the last
     /// request: the next request reads the context up to each of them.
     pub read_points: Vec<String>,
+    /// Pi's estimate of the context now, in tokens (`ctx.getContextUsage()`):
+    /// the catalog's price tier and the room trigger read it.
+    pub context_tokens: usize,
+    /// The model's prices (`model.cost` from Pi's catalog, the tier for
+    /// `context_tokens`), for the money rule (`worth`).
+    #[serde(rename = "cost")]
+    pub prices: Prices,
 }
 
 impl MainModel {
     /// Read leniently: a missing or wrong-typed field reads as empty or false.
     pub fn from_value(v: Value) -> MainModel {
         let mut f = Fields::of(v);
+        let context_tokens = f.count("contextTokens");
+        let prices = Prices::from_cost(&f.take("cost"), context_tokens);
         MainModel {
             provider: f.string("provider"),
             api: f.string("api"),
             pin: f.boolean("pin"),
             // An item that is not a string reads as "", which no tool_use id Pi sends is.
             read_points: f.list("readPoints", |p| p.as_str().map(str::to_string).unwrap_or_default()),
+            context_tokens,
+            prices,
         }
     }
 
@@ -319,9 +331,23 @@ impl Rule {
     }
 }
 
-/// One break-even decision with its numbers: `saved × requests ≥ factor ×
-/// rewrite` (and `saved ≥ minSaving` where one applies). Kept in the record
-/// (`breakEven`, optional: records without it read as before) for `/guard`.
+/// What a pass's break-evens read besides the edit itself: the main model's
+/// cache and prices, the requests so far, those expected later, and the
+/// share of judged characters expected to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outlook {
+    pub cache: Cache,
+    pub prices: Prices,
+    pub requests: usize,
+    pub later: usize,
+}
+
+/// One break-even decision with its numbers (`worth::weigh`): in money,
+/// `expected chars removed × read price × later requests ≥ rewrite × (write −
+/// read price) + judge`, else in tokens `expected × later ≥ factor × rewrite`
+/// (and `saved ≥ minSaving` where one applies); or the room trigger. Kept in
+/// the record (`breakEven`, optional: records without it read as before) for
+/// `/guard`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BreakEven {
@@ -330,6 +356,7 @@ pub struct BreakEven {
     pub saved_chars: usize,
     /// Requests so far (run end) or turns so far of the run (checkpoint).
     pub requests: usize,
+    /// In tokens, the factor; 0 in money.
     pub factor: usize,
     /// The rewrite weighed: at run end, beyond what the pass's other edits
     /// rewrite anyway (0: they ride along).
@@ -339,23 +366,31 @@ pub struct BreakEven {
     pub cache: Cache,
     /// Where the weighed rewrite starts.
     pub basis: Basis,
+    /// The characters expected to go (`saved × the share removed`).
+    pub expected_chars: usize,
+    /// The later requests expected (`laterRequests`' estimator).
+    pub later: usize,
+    /// In money: the expected saving and the cost, in millionths of a dollar.
+    pub gain_micros: usize,
+    pub cost_micros: usize,
+    /// A checkpoint let through by the room trigger (`midRunRoomTokens`), the money rule not weighed.
+    pub room: bool,
     pub paid_off: bool,
 }
 
-/// Every break-even's comparison: `saved chars × requests (or turns) ≥
-/// factor × rewrite chars` (guard.md §4 run end, §7 checkpoints).
-pub fn pays_off(saved_chars: usize, requests: usize, rewrite_chars: usize, factor: usize) -> bool {
-    saved_chars.saturating_mul(requests) >= rewrite_chars.saturating_mul(factor)
-}
-
 impl BreakEven {
-    /// The rule itself: no extra rewrite pays off at once; otherwise the
-    /// minimum saving, then `saved × requests ≥ factor × rewrite`.
-    pub fn weigh(mut self) -> BreakEven {
-        self.paid_off = self.rewrite_chars == 0
-            || (self.saved_chars >= self.min_saving_chars
-                && pays_off(self.saved_chars, self.requests, self.rewrite_chars, self.factor));
+    /// The decision of an edit: [`worth::weigh`] and the minimum saving.
+    pub fn weigh(mut self, edit: Edit, prices: Prices) -> BreakEven {
+        let w = worth::weigh(edit, prices, self.factor);
+        (self.expected_chars, self.later, self.factor) = (w.expected_chars, edit.later, w.factor);
+        (self.gain_micros, self.cost_micros) = (w.gain_micros, w.cost_micros);
+        self.paid_off = self.rewrite_chars == 0 || (self.saved_chars >= self.min_saving_chars && w.paid_off);
         self
+    }
+
+    /// Whether the money rule weighed it (else tokens, or the room trigger).
+    pub fn in_money(&self) -> bool {
+        !self.room && self.factor == 0 && (self.gain_micros > 0 || self.cost_micros > 0)
     }
 
     /// Read back from a record: `None` unless it has a known rule; other
@@ -371,6 +406,11 @@ impl BreakEven {
             min_saving_chars: f.count("minSavingChars"),
             cache: Cache::parse(&f.string("cache")).unwrap_or_default(),
             basis: Basis::parse(&f.string("basis")).unwrap_or_default(),
+            expected_chars: f.count("expectedChars"),
+            later: f.count("later"),
+            gain_micros: f.count("gainMicros"),
+            cost_micros: f.count("costMicros"),
+            room: f.boolean("room"),
             paid_off: f.boolean("paidOff"),
         })
     }
@@ -473,11 +513,31 @@ mod tests {
     fn a_break_even_weighs_and_reads_back() {
         let b =
             BreakEven { saved_chars: 9_100, requests: 4, factor: 16, rewrite_chars: 38_200, ..BreakEven::default() };
-        assert!(!b.weigh().paid_off, "36,400 < 611,200");
-        assert!(BreakEven { requests: 68, ..b }.weigh().paid_off, "618,800 ≥ 611,200");
-        assert!(BreakEven { rewrite_chars: 0, ..b }.weigh().paid_off, "nothing extra to rewrite");
-        assert!(!BreakEven { requests: 1000, min_saving_chars: 10_000, ..b }.weigh().paid_off, "below the minimum");
-        let v = serde_json::to_value(BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..b }).unwrap();
+        let edit = |later, rewrite_chars| Edit {
+            pending_chars: 9_100,
+            share_permille: 1000,
+            rewrite_chars,
+            later,
+            judge_micros: 0,
+        };
+        // In tokens (no prices): 9,100 × 4 = 36,400 < 16 × 38,200 = 611,200; over 68 later requests, 618,800.
+        let none = Prices::default();
+        assert!(!b.weigh(edit(4, 38_200), none).paid_off);
+        let w = b.weigh(edit(68, 38_200), none);
+        assert_eq!((w.paid_off, w.later, w.expected_chars, w.factor, w.in_money()), (true, 68, 9_100, 16, false));
+        assert!(BreakEven { rewrite_chars: 0, ..b }.weigh(edit(1, 0), none).paid_off, "nothing extra to rewrite");
+        let small = BreakEven { min_saving_chars: 10_000, ..b };
+        assert!(!small.weigh(edit(1000, 38_200), none).paid_off, "below the minimum");
+        // In money the factor is 0 and the dollars are kept.
+        let sonnet = Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+        let w = b.weigh(edit(68, 38_200), sonnet);
+        assert_eq!((w.factor, w.gain_micros, w.cost_micros, w.in_money()), (0, 46_410, 32_947, true));
+        let v = serde_json::to_value(BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..w }).unwrap();
+        assert_eq!((v["gainMicros"].clone(), v["later"].clone()), (json!(46_410), json!(68)));
+        assert_eq!(
+            BreakEven::from_value(v.clone()).unwrap(),
+            BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..w }
+        );
         assert_eq!(v["cache"], "anthropic");
         assert_eq!(v["basis"], "read-point");
         assert_eq!(v["savedChars"], 9_100);

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{Block, ContextEntry, Message};
-use crate::guard::cache::{BreakEven, Cache, Measured, Rule};
+use crate::guard::cache::{BreakEven, Measured, Outlook, Rule};
 use crate::guard::classify::{
     earlier, BoolCriteria, ClassifierContext, ClassifierQuestion, ExchangeItem, ExchangeState, Ordered, RequestOutcome,
     RunFields, State,
@@ -25,6 +25,7 @@ use crate::guard::items::item_probability;
 use crate::guard::render::{one_line, recall_call, tool_label, MARK};
 use crate::guard::settings::Settings;
 use crate::guard::span::{flatten, is_steering, user_text, Run};
+use crate::guard::worth::Edit;
 use crate::read::Fields;
 use crate::size::message_chars;
 use crate::text::{clip_middle, js_len, short_count};
@@ -313,8 +314,9 @@ pub fn unrelated(p: &PlannedExchange, outcome: &RequestOutcome, s: &Settings) ->
 /// `exchangeMinSavingChars`) and the old images from before the run's prompt
 /// together (`Rule::Images`: no minimum, as in seed 001). Their rewrite
 /// (`own`, from the earliest of them) beyond what the pass's other edits
-/// rewrite anyway (`other_rewrite`) must pay off over as many later requests
-/// as the session has had so far, factor [`BREAK_EVEN_FACTOR`]. The measure
+/// rewrite anyway (`other_rewrite`) must pay off over the requests expected
+/// after the run (`worth`; in tokens, factor [`BREAK_EVEN_FACTOR`]). What they
+/// save is known (the judge has answered), so all of it counts. The measure
 /// is the provider's (`cache::Rewrite`): on OpenAI Codex any other edit
 /// rewrites the whole context, so they ride along at no extra cost. `None`
 /// with `exchangeBreakEven` off: no gate, they go.
@@ -323,26 +325,28 @@ pub fn run_end_break_even(
     saved: usize,
     own: Measured,
     other_rewrite: usize,
-    requests_so_far: usize,
-    cache: Cache,
+    outlook: Outlook,
     s: &Settings,
 ) -> Option<BreakEven> {
     if !s.exchange_break_even {
         return None;
     }
+    let rewrite_chars = own.chars.saturating_sub(other_rewrite);
+    let edit =
+        Edit { pending_chars: saved, share_permille: 1000, rewrite_chars, later: outlook.later, judge_micros: 0 };
     Some(
         BreakEven {
             rule,
             saved_chars: saved,
-            requests: requests_so_far,
+            requests: outlook.requests,
             factor: BREAK_EVEN_FACTOR,
-            rewrite_chars: own.chars.saturating_sub(other_rewrite),
+            rewrite_chars,
             min_saving_chars: if rule == Rule::Exchanges { s.exchange_min_saving_chars } else { 0 },
-            cache,
+            cache: outlook.cache,
             basis: own.basis,
-            paid_off: false,
+            ..BreakEven::default()
         }
-        .weigh(),
+        .weigh(edit, outlook.prices),
     )
 }
 
@@ -454,8 +458,10 @@ mod tests {
     fn break_even() {
         let s = Settings::default();
         let own = |chars| Measured { chars, basis: crate::guard::cache::Basis::FirstEdit };
-        let weigh = |rule, saved, rewrite, other, requests, s: &Settings| {
-            run_end_break_even(rule, saved, own(rewrite), other, requests, Cache::Prefix, s).unwrap()
+        // In tokens (no prices): the seed's rule over the requests expected later.
+        let weigh = |rule, saved, rewrite, other, later, s: &Settings| {
+            let outlook = Outlook { later, requests: later, ..Outlook::default() };
+            run_end_break_even(rule, saved, own(rewrite), other, outlook, s).unwrap()
         };
         assert!(weigh(Rule::Exchanges, 100, 5_000, 5_000, 1, &s).paid_off, "no extra rewrite");
         assert!(weigh(Rule::Exchanges, 100, 5_000, 9_000, 1, &s).paid_off, "less than the others rewrite");
@@ -468,8 +474,18 @@ mod tests {
         let b = weigh(Rule::Images, 1_000, 1_000, 0, 16, &s);
         assert_eq!((b.paid_off, b.min_saving_chars), (true, 0));
         assert!(!weigh(Rule::Images, 1_000, 1_000, 0, 15, &s).paid_off);
-        let off = Settings { exchange_break_even: false, ..s };
-        assert!(run_end_break_even(Rule::Images, 1, own(10_000), 0, 1, Cache::Prefix, &off).is_none());
+        let off = Settings { exchange_break_even: false, ..s.clone() };
+        assert!(run_end_break_even(Rule::Images, 1, own(10_000), 0, Outlook::default(), &off).is_none());
+        // In money (Sonnet 4.5: $0.30 read, $3.75 write per million): 10,000 characters saved over 16 later
+        // requests = 2,500 tokens × $0.30/M × 16 = $0.012; rewriting 10,000 = 2,500 × $3.45/M = $0.008625.
+        let prices = crate::guard::worth::Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+        let outlook = Outlook { prices, later: 16, requests: 16, ..Outlook::default() };
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own(12_000), 2_000, outlook, &s).unwrap();
+        assert_eq!((b.gain_micros, b.cost_micros, b.factor, b.paid_off, b.in_money()), (12_000, 8_625, 0, true, true));
+        // Over 11 requests: $0.00825 < $0.008625.
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own(12_000), 2_000, Outlook { later: 11, ..outlook }, &s)
+            .unwrap();
+        assert_eq!((b.gain_micros, b.paid_off), (8_250, false));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::guard::outcome::{Phase, Record, ResultKind};
+use crate::guard::worth::{PRIOR_SHARE_PERMILLE, PRIOR_WEIGHT_CHARS};
 use crate::read::Fields;
 
 /// A record and where it sits among the projected entries (its index in
@@ -69,6 +70,24 @@ pub fn contains(list: &[&str], id: &str) -> bool {
     list.contains(&id)
 }
 
+/// The share of judged characters the session's earlier passes removed, in
+/// thousandths: large, small and exchange results of every record (before −
+/// after over before; images are not judged), with the prior
+/// [`PRIOR_SHARE_PERMILLE`] counted as [`PRIOR_WEIGHT_CHARS`] judged characters
+/// of its own, so a first small item does not decide it alone and a session
+/// with no pass yet gets the prior.
+pub fn removed_share<'a>(records: impl IntoIterator<Item = &'a Record>) -> usize {
+    let weight = PRIOR_WEIGHT_CHARS as u128;
+    let (mut before, mut removed) = (weight, weight * PRIOR_SHARE_PERMILLE as u128 / 1000);
+    for r in records.into_iter().flat_map(|r| &r.results) {
+        if r.kind != ResultKind::Image {
+            before = before.saturating_add(r.before_chars as u128);
+            removed = removed.saturating_add(r.before_chars.saturating_sub(r.after_chars) as u128);
+        }
+    }
+    usize::try_from(removed.saturating_mul(1000) / before).unwrap_or(1000).min(1000)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -115,5 +134,29 @@ pub(crate) mod tests {
         assert_eq!(exchanges_judged_since(&records, 5), ["u2"]);
         assert!(contains(&judged_mid_run(&records), "r3") && !contains(&judged_mid_run(&records), "r2"));
         assert!(PlacedRecord::from_value(json!({"at": 1, "data": {"v": 1}})).is_none());
+    }
+
+    #[test]
+    fn the_share_removed_is_learned_from_the_records() {
+        let record = |results: Value| {
+            crate::guard::outcome::Record::from_value(
+                &json!({"v": 1, "phase": "run-end", "model": "m", "savedChars": 0, "requests": 1,
+                "inputTokens": 0.0, "costUsd": 0.0, "ms": 1.0, "timedOut": false, "results": results}),
+            )
+            .unwrap()
+        };
+        let result = |kind: &str, before: usize, after: usize| {
+            json!({"kind": kind, "entryId": "e", "tool": "bash", "label": "l", "outcome": "distilled",
+                "reason": "", "beforeChars": before, "afterChars": after, "jev": ""})
+        };
+        assert_eq!(removed_share([]), PRIOR_SHARE_PERMILLE);
+        let a = record(json!([result("large", 10_000, 1_000), result("image", 50_000, 100)]));
+        let b = record(json!([result("small", 500, 500), result("exchange", 4_500, 0)]));
+        // Removed 9,000 + 0 + 4,500 of 15,000 judged, the image not judged; with the prior's
+        // 12,000 of 20,000: 25,500 of 35,000 = 728‰.
+        assert_eq!(removed_share([&a, &b]), 728);
+        // Many passes outweigh the prior: 100 × the same, 1,362,000 of 1,520,000 = 896‰.
+        assert_eq!(removed_share(std::iter::repeat_n([&a, &b], 100).flatten()), 896);
+        assert_eq!(removed_share([&record(json!([result("image", 5, 1)]))]), PRIOR_SHARE_PERMILLE);
     }
 }

@@ -62,3 +62,4 @@ pub mod span;
 pub mod stats;
 pub mod summary;
 pub mod window;
+pub mod worth;

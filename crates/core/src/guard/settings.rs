@@ -23,6 +23,8 @@
 //! | turns / exchanges | `historyExchanges` | integer 0–10 (REFERENCE.md) |
 //! | | `midRunMinAgeTurns` | integer 1–100 (REFERENCE.md) |
 //! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
+//! | tokens that `0` turns off | `midRunRoomTokens`, `midRunRoomMinTokens` | integer 0–100,000,000 |
+//! | estimator | `laterRequests` | `"turns"`, `"session"` or `"median"` (`worth::Estimator`) |
 //! | switches | `enabled`, `keepCitedFiles`, `distillErrors`, `pinAnthropicCache`, `midRun`, `midRunBreakEven`, `pruneExchanges`, `exchangeBreakEven` | boolean |
 //! | lists | `excludeTools` | array of strings |
 //! | secrets | `secretPatterns` | array of `regex-lite` patterns; one that does not compile is left out, named in a warning |
@@ -78,6 +80,13 @@ pub struct Settings {
     pub mid_run_batch_chars_openai: usize,
     pub mid_run_chunk_keep_threshold: f64,
     pub mid_run_break_even: bool,
+    /// The room trigger (issue 20): past this many tokens of context, a
+    /// checkpoint whose batch is expected to take out at least
+    /// `midRunRoomMinTokens` runs without the money rule. 0: off.
+    pub mid_run_room_tokens: usize,
+    pub mid_run_room_min_tokens: usize,
+    /// How the money rule estimates the requests still to come (`worth`).
+    pub later_requests: crate::guard::worth::Estimator,
     pub small_result_min_chars: usize,
     pub small_keep_threshold: f64,
     pub prune_exchanges: bool,
@@ -121,6 +130,9 @@ impl Default for Settings {
             mid_run_batch_chars_openai: 60_000,
             mid_run_chunk_keep_threshold: 0.6,
             mid_run_break_even: true,
+            mid_run_room_tokens: ROOM_TOKENS,
+            mid_run_room_min_tokens: ROOM_MIN_TOKENS,
+            later_requests: crate::guard::worth::Estimator::Median,
             small_result_min_chars: 400,
             small_keep_threshold: 0.45,
             prune_exchanges: true,
@@ -144,6 +156,14 @@ pub struct Parsed {
 }
 
 const MAX_CHARS: usize = 1_000_000_000;
+const MAX_TOKENS: usize = 100_000_000;
+
+/// The room trigger's defaults (issue 20), chosen on the economy suite
+/// (docs/GUARD.md, "When an edit pays off"). Anthropic's context editing
+/// clears tool results from 100,000 input tokens by default; these are the
+/// suite's choice, which sits lower.
+pub const ROOM_TOKENS: usize = 100_000;
+pub const ROOM_MIN_TOKENS: usize = 10_000;
 
 /// Reads settings from the text of the settings file.
 ///
@@ -256,6 +276,15 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         }
         "midRunChunkKeepThreshold" => s.mid_run_chunk_keep_threshold = prob(key, v, d.mid_run_chunk_keep_threshold, w),
         "midRunBreakEven" => s.mid_run_break_even = boolean(key, v, d.mid_run_break_even, w),
+        "midRunRoomTokens" => s.mid_run_room_tokens = int(key, v, 0, MAX_TOKENS, d.mid_run_room_tokens, w),
+        "midRunRoomMinTokens" => s.mid_run_room_min_tokens = int(key, v, 0, MAX_TOKENS, d.mid_run_room_min_tokens, w),
+        "laterRequests" => match v.as_str().and_then(crate::guard::worth::Estimator::parse) {
+            Some(e) => s.later_requests = e,
+            None => w.push(format!(
+                "\"laterRequests\" must be \"turns\", \"session\" or \"median\"; using \"{}\"",
+                d.later_requests.as_str()
+            )),
+        },
         "smallResultMinChars" => s.small_result_min_chars = int(key, v, 0, MAX_CHARS, d.small_result_min_chars, w),
         "smallKeepThreshold" => s.small_keep_threshold = prob(key, v, d.small_keep_threshold, w),
         "pruneExchanges" => s.prune_exchanges = boolean(key, v, d.prune_exchanges, w),
@@ -587,10 +616,14 @@ mod tests {
     fn bad_values_fall_back_with_a_warning_naming_the_key() {
         let (s, w) = parse(
             r#"{ "minResultChars": -1, "chunkKeepThreshold": 1.5, "historyExchanges": 11, "midRunMinAgeTurns": 0,
-                 "concurrency": 2.5, "enabled": "yes", "model": "noslash", "excludeTools": ["a", 3], "typo": 1 }"#,
+                 "concurrency": 2.5, "enabled": "yes", "model": "noslash", "excludeTools": ["a", 3], "typo": 1,
+                 "midRunRoomTokens": -5, "midRunRoomMinTokens": 100000001, "laterRequests": "mean" }"#,
         );
         assert_eq!(s, Settings::default());
         for key in [
+            "midRunRoomTokens",
+            "midRunRoomMinTokens",
+            "laterRequests",
             "minResultChars",
             "chunkKeepThreshold",
             "historyExchanges",
@@ -603,7 +636,24 @@ mod tests {
         ] {
             assert!(w.iter().any(|m| m.contains(&format!("\"{key}\""))), "no warning for {key}: {w:?}");
         }
-        assert_eq!(w.len(), 9);
+        assert_eq!(w.len(), 12);
+        assert!(
+            w.iter().any(|m| m == "\"laterRequests\" must be \"turns\", \"session\" or \"median\"; using \"median\""),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn the_money_rules_settings() {
+        let (s, w) = parse(r#"{ "midRunRoomTokens": 0, "midRunRoomMinTokens": 5000.0, "laterRequests": "session" }"#);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!((s.mid_run_room_tokens, s.mid_run_room_min_tokens), (0, 5000));
+        assert_eq!(s.later_requests, crate::guard::worth::Estimator::Session);
+        let d = Settings::default();
+        assert_eq!(
+            (d.mid_run_room_tokens, d.mid_run_room_min_tokens, d.later_requests.as_str()),
+            (ROOM_TOKENS, ROOM_MIN_TOKENS, "median")
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::decimal::{fixed, whole};
-use crate::guard::cache::{pays_off, Basis, BreakEven, Rule};
+use crate::guard::cache::{Basis, BreakEven, Rule};
 use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
@@ -44,6 +44,11 @@ pub struct SummaryInput {
     /// `midRunMinAgeTurns` and `midRunBatchChars`, for the checkpoints' line.
     pub mid_run_min_age_turns: usize,
     pub mid_run_batch_chars: usize,
+    /// The money rule's switch, the room trigger and the estimator of later requests, for the same line.
+    pub mid_run_break_even: bool,
+    pub mid_run_room_tokens: usize,
+    pub mid_run_room_min_tokens: usize,
+    pub later_requests: String,
     /// The last checkpoint skipped since one last ran, in this process (nothing is appended for a skip).
     pub last_skip: Option<SkipNote>,
 }
@@ -80,18 +85,33 @@ impl SkipNote {
                 g.exchanges,
                 if g.exchanges == 1 { "" } else { "s" }
             ),
-            "not-paying-off" => format!(
-                "{at}: not paying off, {} chars × {} turns < {} × {} chars of cache rewrite{}",
-                short_count(g.pending_chars),
-                g.turns,
-                g.factor,
-                short_count(g.rewrite_chars),
-                // Notes from a core before the cache issue have neither.
-                match (g.cache, g.basis) {
+            "not-paying-off" => {
+                let place = match (g.cache, g.basis) {
                     (Some(cache), Some(basis)) => format!(" ({}, {})", cache.as_str(), basis_words(basis)),
+                    // Notes from a core before the cache issue have neither.
                     _ => String::new(),
+                };
+                if g.gain_micros > 0 || g.cost_micros > 0 {
+                    format!(
+                        "{at}: not paying off: writing {} tokens again costs {}; expected to save {} over about {} more requests{place}",
+                        short_count(g.rewrite_chars / 4),
+                        dollars(g.cost_micros),
+                        dollars(g.gain_micros),
+                        g.later
+                    )
+                } else {
+                    // In tokens (no catalog prices), or a note from before the money rule (no `later`).
+                    let (chars, later) =
+                        if g.later > 0 { (g.expected_chars, g.later) } else { (g.pending_chars, g.turns) };
+                    format!(
+                        "{at}: not paying off, {} chars × {} later requests < {} × {} chars of cache rewrite{place}",
+                        short_count(chars),
+                        later,
+                        g.factor,
+                        short_count(g.rewrite_chars)
+                    )
                 }
-            ),
+            }
             "judge-not-worth-it" => format!(
                 "{at}: judge not worth it, at least ${} of judging > at most ${} saved",
                 crate::decimal::fixed(g.judge_cost_micros as f64 / 1e6, 4),
@@ -125,6 +145,10 @@ impl SummaryInput {
             last_break_even: f.list("lastBreakEven", BreakEven::from_value).into_iter().flatten().collect(),
             mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
             mid_run_batch_chars: f.count("midRunBatchChars"),
+            mid_run_break_even: f.boolean("midRunBreakEven"),
+            mid_run_room_tokens: f.count("midRunRoomTokens"),
+            mid_run_room_min_tokens: f.count("midRunRoomMinTokens"),
+            later_requests: f.string("laterRequests"),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
         }
     }
@@ -179,11 +203,25 @@ pub fn summary(input: &SummaryInput) -> String {
         "  old exchanges: {}; mid-run checkpoints: {}",
         if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
         if input.mid_run {
-            format!(
-                "on (outputs at least {} turns old, in batches of {} chars)",
+            let mut on = format!(
+                "on (outputs at least {} turns old, in batches of {} chars",
                 input.mid_run_min_age_turns,
                 short_count(input.mid_run_batch_chars)
-            )
+            );
+            if input.mid_run_break_even && !input.later_requests.is_empty() {
+                on.push_str("; when they pay off over the later requests expected (");
+                on.push_str(&sanitize_line(&input.later_requests, 20));
+                on.push(')');
+            }
+            if input.mid_run_room_tokens > 0 {
+                on.push_str(&format!(
+                    ", or past {} tokens of context when a batch takes out {}",
+                    short_count(input.mid_run_room_tokens),
+                    short_count(input.mid_run_room_min_tokens)
+                ));
+            }
+            on.push(')');
+            on
         } else {
             "off".to_string()
         }
@@ -287,24 +325,51 @@ fn basis_words(b: Basis) -> &'static str {
     }
 }
 
-/// A break-even decision and its numbers, one line:
-/// `break-even: exchanges 9.1k saved × 4 requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred`.
-/// One `format!` and appends, for the size of the wasm.
+/// Millionths of a dollar as Pi's footer writes money: `$0.117`.
+fn dollars(micros: usize) -> String {
+    format!("${}", crate::decimal::fixed(micros as f64 / 1e6, 3))
+}
+
+/// A break-even decision and its numbers, one line. In money:
+/// `break-even: checkpoint 60.2k pending, 36.1k expected to go: saves $0.081 over ~10 later requests < $0.117 to write 31.2k tokens again (anthropic, after question) → skipped`;
+/// in tokens (no catalog prices), or a decision from before the money rule:
+/// `break-even: exchanges 9.1k saved × 4 later requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred`.
 fn break_even_line(b: &BreakEven) -> String {
     let checkpoint = b.rule == Rule::Checkpoint;
-    let mut line = format!(
-        "break-even: {} {} {} × {} {} {} {} × {} rewrite ({}, {})",
-        b.rule.as_str(),
-        short_count(b.saved_chars),
-        if checkpoint { "pending" } else { "saved" },
-        b.requests,
-        if checkpoint { "turns" } else { "requests" },
-        if pays_off(b.saved_chars, b.requests, b.rewrite_chars, b.factor) { "≥" } else { "<" },
-        b.factor,
-        short_count(b.rewrite_chars),
-        b.cache.as_str(),
-        basis_words(b.basis)
-    );
+    let what = if checkpoint { "pending" } else { "saved" };
+    let place = format!("({}, {})", b.cache.as_str(), basis_words(b.basis));
+    let mut line = if b.room {
+        format!(
+            "break-even: {} {} {what}, {} expected to go: past the room trigger, the money rule not weighed {place}",
+            b.rule.as_str(),
+            short_count(b.saved_chars),
+            short_count(b.expected_chars)
+        )
+    } else if b.in_money() {
+        format!(
+            "break-even: {} {} {what}, {} expected to go: saves {} over ~{} later requests {} {} to write {} tokens again {place}",
+            b.rule.as_str(),
+            short_count(b.saved_chars),
+            short_count(b.expected_chars),
+            dollars(b.gain_micros),
+            b.later,
+            if b.gain_micros >= b.cost_micros { "≥" } else { "<" },
+            dollars(b.cost_micros),
+            short_count(b.rewrite_chars / 4)
+        )
+    } else {
+        // A decision from before the money rule has no `later`: its requests (or turns) so far stood in.
+        let (chars, later) = if b.later > 0 { (b.expected_chars, b.later) } else { (b.saved_chars, b.requests) };
+        format!(
+            "break-even: {} {} {what} × {} later requests {} {} × {} rewrite {place}",
+            b.rule.as_str(),
+            short_count(chars),
+            later,
+            if chars.saturating_mul(later) >= b.rewrite_chars.saturating_mul(b.factor) { "≥" } else { "<" },
+            b.factor,
+            short_count(b.rewrite_chars)
+        )
+    };
     if b.rewrite_chars > 0 && b.saved_chars < b.min_saving_chars {
         line.push_str(", under the ");
         line.push_str(&short_count(b.min_saving_chars));
@@ -410,7 +475,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("  last checkpoint skipped (turn 8): not paying off, 80.0k chars × 8 turns < 16 × 80.5k chars of cache rewrite"),
+            text.contains("  last checkpoint skipped (turn 8): not paying off, 80.0k chars × 8 later requests < 16 × 80.5k chars of cache rewrite"),
             "{text}"
         );
         assert!(text.contains("  last mid-run checkpoint (640 ms, 3 requests, 22.0k chars kept out):\n    distilled bash `npm test`: 30.2k → 8.2k chars (chunks) kw.05"), "{text}");
@@ -481,7 +546,7 @@ mod tests {
         ]}));
         let text = summary(&input);
         assert!(
-            text.contains("\n  break-even: exchanges 9.1k saved × 4 requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred\n  break-even: images 6.4k saved × 17 requests ≥ 16 × 6.6k rewrite (prefix, from the first edit) → paid off\n"),
+            text.contains("\n  break-even: exchanges 9.1k saved × 4 later requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred\n  break-even: images 6.4k saved × 17 later requests ≥ 16 × 6.6k rewrite (prefix, from the first edit) → paid off\n"),
             "{text}"
         );
         assert!(!text.contains("checkpoint 80.0k"), "only the last decisions: {text}");
@@ -489,25 +554,52 @@ mod tests {
         let input =
             SummaryInput::from_value(json!({"records": [record(json!([exchanges]))], "lastBreakEven": [older]}));
         let text = summary(&input);
-        assert!(text.contains("\n  break-even: checkpoint 80.0k pending × 40 turns ≥ 16 × 84.3k rewrite (prefix, from the first edit) → paid off\n"), "{text}");
+        assert!(text.contains("\n  break-even: checkpoint 80.0k pending × 40 later requests ≥ 16 × 84.3k rewrite (prefix, from the first edit) → paid off\n"), "{text}");
         assert!(!text.contains("break-even: exchanges"), "{text}");
         let line = |b: Value| summary(&SummaryInput::from_value(json!({"records": [record(json!([b]))]})));
         assert!(line(json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 13, "rewriteChars": 234360,
             "cache": "openai-codex", "basis": "whole", "paidOff": true}))
-            .contains("  break-even: checkpoint 80.0k pending × 40 turns ≥ 13 × 234.4k rewrite (openai-codex, whole context) → paid off"));
+            .contains("  break-even: checkpoint 80.0k pending × 40 later requests ≥ 13 × 234.4k rewrite (openai-codex, whole context) → paid off"));
         // Riding along: nothing extra to rewrite, no minimum.
         assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 13, "factor": 16, "rewriteChars": 0,
             "minSavingChars": 8000, "cache": "openai-codex", "basis": "whole", "paidOff": true}))
-            .contains("  break-even: exchanges 7.8k saved × 13 requests ≥ 16 × 0 rewrite (openai-codex, whole context) → paid off\n"));
+            .contains("  break-even: exchanges 7.8k saved × 13 later requests ≥ 16 × 0 rewrite (openai-codex, whole context) → paid off\n"));
         assert!(line(json!({"rule": "exchanges", "savedChars": 7750, "requests": 130, "factor": 16, "rewriteChars": 23577,
             "minSavingChars": 8000, "cache": "anthropic", "basis": "question", "paidOff": false}))
-            .contains("  break-even: exchanges 7.8k saved × 130 requests ≥ 16 × 23.6k rewrite (anthropic, after question), under the 8.0k minimum → deferred\n"));
+            .contains("  break-even: exchanges 7.8k saved × 130 later requests ≥ 16 × 23.6k rewrite (anthropic, after question), under the 8.0k minimum → deferred\n"));
         // The skipped checkpoint's line names the cache when its gate does.
         let skip =
             SummaryInput::from_value(json!({"lastSkip": {"skipped": "not-paying-off", "gate": {"pendingChars": 80000,
             "turns": 8, "factor": 16, "rewriteChars": 80533, "cache": "anthropic", "basis": "question"}}}));
         assert!(summary(&skip).contains(
-            "not paying off, 80.0k chars × 8 turns < 16 × 80.5k chars of cache rewrite (anthropic, after question)\n"
+            "not paying off, 80.0k chars × 8 later requests < 16 × 80.5k chars of cache rewrite (anthropic, after question)\n"
+        ));
+    }
+
+    #[test]
+    fn says_each_decision_in_dollars_when_the_catalog_has_prices() {
+        // The issue's example: 31.2k tokens written again cost $0.117; $0.081 expected over about 10 more requests.
+        let skip =
+            SummaryInput::from_value(json!({"lastSkip": {"skipped": "not-paying-off", "gate": {"pendingChars": 90000,
+            "turns": 10, "expectedChars": 54000, "later": 10, "gainMicros": 81000, "costMicros": 117000,
+            "rewriteChars": 124800, "cache": "anthropic", "basis": "question"}}}));
+        assert!(summary(&skip).contains(
+            "  last checkpoint skipped (turn 10): not paying off: writing 31.2k tokens again costs $0.117; expected to save $0.081 over about 10 more requests (anthropic, after question)\n"
+        ), "{}", summary(&skip));
+        let line = |b: Value| {
+            let record = json!({"v": 1, "phase": "mid-run", "model": "m", "savedChars": 0, "requests": 1, "inputTokens": 0.0,
+                "costUsd": 0.0, "ms": 5.0, "timedOut": false, "results": [], "breakEven": [b]});
+            summary(&SummaryInput::from_value(json!({"records": [record]})))
+        };
+        let money = json!({"rule": "checkpoint", "savedChars": 60200, "requests": 12, "rewriteChars": 124800, "expectedChars": 36100,
+            "later": 30, "gainMicros": 81000, "costMicros": 117000, "cache": "anthropic", "basis": "question", "paidOff": false});
+        assert!(line(money).contains(
+            "  break-even: checkpoint 60.2k pending, 36.1k expected to go: saves $0.081 over ~30 later requests < $0.117 to write 31.2k tokens again (anthropic, after question) → skipped\n"
+        ));
+        let room = json!({"rule": "checkpoint", "savedChars": 60200, "requests": 12, "rewriteChars": 124800, "expectedChars": 36100,
+            "later": 3, "gainMicros": 100, "costMicros": 117000, "room": true, "cache": "prefix", "basis": "first-edit", "paidOff": true});
+        assert!(line(room).contains(
+            "  break-even: checkpoint 60.2k pending, 36.1k expected to go: past the room trigger, the money rule not weighed (prefix, from the first edit) → paid off\n"
         ));
     }
 }

@@ -22,14 +22,16 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{ContextEntry, Message};
-use crate::guard::cache::{rewrite, Basis, BreakEven, Cache, Rule};
+use crate::guard::cache::{rewrite, Basis, BreakEven, Cache, Measured, Rule};
 use crate::guard::exchange::{self, Span};
 use crate::guard::items::small_of;
-use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run};
+use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run, removed_share};
 use crate::guard::outcome::Phase;
 use crate::guard::pass::plan::{requests_so_far, skipped};
 use crate::guard::pass::{plan_items, weigh_judge, Items, PassInput, PassState, Plan, Planned, Skip};
+use crate::guard::settings::Settings;
 use crate::guard::span::{find_run, run_outputs, Output};
+use crate::guard::worth::{self, later_requests, Edit};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
 /// them (seed 001 DESIGN.md: judging them made models recall the same entry
@@ -96,9 +98,18 @@ pub struct Gate {
     pub batch_chars: usize,
     /// Assistant messages of the run so far (the break-even's "turns so far").
     pub turns: usize,
-    /// The break-even's factor and the rewrite it weighed (0 when not gated).
+    /// The break-even's factor (in tokens; 0 in money) and the rewrite it weighed (0 when not gated).
     pub factor: usize,
     pub rewrite_chars: usize,
+    /// The money rule's figures (`worth`): characters expected to go, the
+    /// later requests expected, the expected saving and the cost in
+    /// millionths of a dollar (0 in tokens), and whether the room trigger let
+    /// the batch through.
+    pub expected_chars: usize,
+    pub later: usize,
+    pub gain_micros: usize,
+    pub cost_micros: usize,
+    pub room: bool,
     /// The whole batch failed the break-even and the outputs alone passed:
     /// the exchanges wait for run end.
     pub outputs_only: bool,
@@ -130,6 +141,11 @@ impl Gate {
             turns: f.count("turns"),
             factor: f.count("factor"),
             rewrite_chars: f.count("rewriteChars"),
+            expected_chars: f.count("expectedChars"),
+            later: f.count("later"),
+            gain_micros: f.count("gainMicros"),
+            cost_micros: f.count("costMicros"),
+            room: f.boolean("room"),
             outputs_only: f.boolean("outputsOnly"),
             judge_cost_micros: f.count("judgeCostMicros"),
             judge_saving_micros: f.count("judgeSavingMicros"),
@@ -140,6 +156,15 @@ impl Gate {
     }
 }
 
+impl Gate {
+    /// The figures of the decision that was weighed last.
+    fn weighed(&mut self, d: &BreakEven) {
+        (self.factor, self.rewrite_chars, self.basis) = (d.factor, d.rewrite_chars, Some(d.basis));
+        (self.expected_chars, self.later, self.gain_micros, self.cost_micros, self.room) =
+            (d.expected_chars, d.later, d.gain_micros, d.cost_micros, d.room);
+    }
+}
+
 /// A checkpoint's plan (its `pass.phase` is `MidRun`) and what the gates measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
@@ -147,10 +172,49 @@ pub struct Checkpoint {
     pub gate: Gate,
 }
 
-/// The break-even (§7), [`crate::guard::cache::pays_off`]: "turns so far"
-/// stands in for the turns still to come (seed 001 DESIGN.md), each of
-/// which reads `pending` characters fewer.
-pub use crate::guard::cache::pays_off;
+/// What a checkpoint's break-even reads besides the batch (§7, issue 20).
+struct CheckpointOutlook {
+    /// The share of judged characters the session's passes removed (`worth::removed_share`).
+    share_permille: usize,
+    /// Requests expected after this one (`laterRequests`).
+    later: usize,
+    turns: usize,
+    cache: Cache,
+}
+
+impl CheckpointOutlook {
+    /// One batch weighed: the money rule (`worth`), else the room trigger
+    /// (past `midRunRoomTokens` of context, a batch expected to take out at
+    /// least `midRunRoomMinTokens` goes without it).
+    fn decide(&self, pending: usize, rewrite: Measured, p: &PassInput, s: &Settings) -> BreakEven {
+        let judge_micros = p.judge.map_or(0, |j| worth::micros_of(pending, j.input_per_million));
+        let edit = Edit {
+            pending_chars: pending,
+            share_permille: self.share_permille,
+            rewrite_chars: rewrite.chars,
+            later: self.later,
+            judge_micros,
+        };
+        let mut d = BreakEven {
+            rule: Rule::Checkpoint,
+            saved_chars: pending,
+            requests: self.turns,
+            factor: self.cache.checkpoint_factor(),
+            rewrite_chars: rewrite.chars,
+            cache: self.cache,
+            basis: rewrite.basis,
+            ..BreakEven::default()
+        }
+        .weigh(edit, p.model.prices);
+        let roomy = s.mid_run_room_tokens > 0
+            && p.model.context_tokens >= s.mid_run_room_tokens
+            && d.expected_chars / 4 >= s.mid_run_room_min_tokens;
+        if !d.paid_off && roomy {
+            (d.room, d.paid_off) = (true, true);
+        }
+        d
+    }
+}
 
 /// The checkpoint's first step: the eligible items, the gates, then the
 /// requests of what passed, planned as the run-end pass plans them. Finish
@@ -218,33 +282,28 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
             let first_output =
                 large.iter().chain(small.iter().map(|o| &o.output)).map(|o| o.entry_index).min().unwrap_or(usize::MAX);
             let first_exchange = exchanges.iter().map(|x| x.prompt_index).min().unwrap_or(usize::MAX);
-            let all = measure.measure(first_output.min(first_exchange));
-            (gate.rewrite_chars, gate.basis) = (all.chars, Some(all.basis));
-            if !pays_off(gate.pending_chars, gate.turns, gate.rewrite_chars, gate.factor) {
+            let outlook = CheckpointOutlook {
+                share_permille: removed_share(p.records.iter().map(|r| &r.record)),
+                later: later_requests(s.later_requests, gate.turns, requests_so_far(entries), &p.earlier_runs),
+                turns: gate.turns,
+                cache,
+            };
+            let all = outlook.decide(gate.pending_chars, measure.measure(first_output.min(first_exchange)), p, s);
+            let mut chosen = all;
+            if !all.paid_off {
                 // Outputs alone rewrite less (an exchange comes before them); the exchanges wait for run end.
-                let alone = measure.measure(first_output);
-                if gate.exchanges == 0
-                    || gate.outputs == 0
-                    || !pays_off(output_chars, gate.turns, alone.chars, gate.factor)
-                {
+                let alone = outlook.decide(output_chars, measure.measure(first_output), p, s);
+                if gate.exchanges == 0 || gate.outputs == 0 || !alone.paid_off {
+                    gate.weighed(&all);
                     return skip(Skip::NotPayingOff, gate);
                 }
                 gate.outputs_only = true;
                 gate.pending_chars = output_chars;
-                (gate.rewrite_chars, gate.basis) = (alone.chars, Some(alone.basis));
                 exchanges.clear();
+                chosen = alone;
             }
-            decision.push(BreakEven {
-                rule: Rule::Checkpoint,
-                saved_chars: gate.pending_chars,
-                requests: gate.turns,
-                factor: gate.factor,
-                rewrite_chars: gate.rewrite_chars,
-                min_saving_chars: 0,
-                cache,
-                basis: gate.basis.unwrap_or_default(),
-                paid_off: true,
-            });
+            gate.weighed(&chosen);
+            decision.push(chosen);
         }
     }
 
@@ -284,6 +343,8 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 images: Vec::new(),
                 requests_so_far,
                 cache,
+                prices: p.model.prices,
+                later: worth::later_after_run(requests_so_far),
                 break_even: decision,
                 judge: None,
             },

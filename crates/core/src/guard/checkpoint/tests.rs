@@ -69,8 +69,10 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
     let g = &c.gate;
     assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.batch_chars), (4, 0, 80_000, 60_000));
     assert_eq!((g.turns, g.factor, g.rewrite_chars), (40, 16, 80_000 + 3_600 + 39 * CALL));
-    // 80,000 × 40 = 3,200,000 ≥ 16 × 84,341 = 1,349,456.
-    assert!(pays_off(80_000, 40, 84_341, 16));
+    // No catalog prices (faux): the rule in tokens. No earlier pass: 60% of the pending
+    // characters expected to go; no earlier run: as many later requests as turns so far.
+    // 48,000 × 40 = 1,920,000 ≥ 16 × 84,341 = 1,349,456.
+    assert_eq!((g.expected_chars, g.later, g.gain_micros, g.room), (48_000, 40, 0, false));
     assert_eq!((g.cache, g.basis), (Some(Cache::Prefix), Some(Basis::FirstEdit)));
     // The decision goes into the checkpoint's record, for /guard.
     let decision = BreakEven {
@@ -79,10 +81,12 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
         requests: 40,
         factor: 16,
         rewrite_chars: 84_341,
-        min_saving_chars: 0,
         cache: Cache::Prefix,
         basis: Basis::FirstEdit,
+        expected_chars: 48_000,
+        later: 40,
         paid_off: true,
+        ..BreakEven::default()
     };
     assert_eq!(c.plan.pass.break_even, [decision]);
     let out = finish(&c.plan.pass, &answer_keeping(&c.plan, "nothing"));
@@ -94,7 +98,7 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
 
 #[test]
 fn a_short_run_does_not_pay_off() {
-    // 8 turns: pending 80,000 × 8 = 640,000 < 16 × (80,400 + 7 × 19 = 80,533) = 1,288,528.
+    // 8 turns: expected 48,000 × 8 = 384,000 < 16 × (80,400 + 7 × 19 = 80,533) = 1,288,528.
     let c = plan(&input(run("fix the tests", &sizes(4, 4)), "faux", "faux"));
     assert_eq!(c.plan.pass.skipped, Some(Skip::NotPayingOff));
     assert_eq!((c.gate.pending_chars, c.gate.turns, c.gate.rewrite_chars, c.gate.factor), (80_000, 8, 80_533, 16));
@@ -114,16 +118,19 @@ fn codex_and_anthropic_weigh_the_whole_context() {
     let entries = run(&"q".repeat(150_000), &sizes(4, 36));
     let prefix = plan(&input(entries.clone(), "faux", "faux"));
     assert_eq!((prefix.plan.pass.skipped, prefix.gate.rewrite_chars), (None, 84_341));
-    // Codex: 3,200,000 ≥ 13 × 234,360 = 3,046,680.
+    // Codex: 48,000 × 40 = 1,920,000 < 13 × 234,360 = 3,046,680.
     let codex = plan(&input(entries.clone(), "openai-codex", "openai-codex-responses"));
-    assert_eq!((codex.plan.pass.skipped, codex.gate.factor, codex.gate.rewrite_chars), (None, 13, whole));
-    // Anthropic with the pin off: 3,200,000 < 16 × 234,360 = 3,749,760.
+    assert_eq!(
+        (codex.plan.pass.skipped, codex.gate.factor, codex.gate.rewrite_chars),
+        (Some(Skip::NotPayingOff), 13, whole)
+    );
+    // Anthropic with the pin off: 1,920,000 < 16 × 234,360 = 3,749,760.
     let anthropic = plan(&input(entries.clone(), "anthropic", "anthropic-messages"));
     assert_eq!(anthropic.plan.pass.skipped, Some(Skip::NotPayingOff));
     assert_eq!((anthropic.gate.factor, anthropic.gate.rewrite_chars), (16, whole));
     assert_eq!((anthropic.gate.cache, anthropic.gate.basis), (Some(Cache::Anthropic), Some(Basis::Whole)));
     // With the pin, the question is cached: the rewrite is what follows it,
-    // 234,360 − 150,000 = 84,360; 3,200,000 ≥ 16 × 84,360 = 1,349,760. A read
+    // 234,360 − 150,000 = 84,360; 1,920,000 ≥ 16 × 84,360 = 1,349,760. A read
     // point on r0, itself edited, is no breakpoint for it.
     let mut pinned = input(entries, "anthropic", "anthropic-messages");
     (pinned.pass.model.pin, pinned.pass.model.read_points) = (true, vec!["c0".into()]);
@@ -134,22 +141,21 @@ fn codex_and_anthropic_weigh_the_whole_context() {
 
 #[test]
 fn when_the_whole_batch_fails_the_outputs_alone_go_and_exchanges_wait() {
-    // 17 turns after three earlier exchanges. Whole batch: 80,000 + 3,028 =
-    // 83,028 pending × 17 = 1,411,476 < 16 × the whole context (9,084 + 13 +
-    // 17 × 19 + 81,300 = 90,720) = 1,451,520. Outputs alone: 80,000 × 17 =
-    // 1,360,000 ≥ 16 × (81,300 + 16 × 19 = 81,604) = 1,305,664.
+    // 28 turns after three earlier exchanges. Whole batch: 80,000 + 3,028 =
+    // 83,028 pending, 60% = 49,816 × 28 = 1,394,848 < 16 × the whole context
+    // (9,084 + 13 + 28 × 19 + 82,400 = 92,029) = 1,472,464. Outputs alone:
+    // 48,000 × 28 = 1,344,000 ≥ 16 × (82,400 + 27 × 19 = 82,913) = 1,326,608.
     let mut entries = earlier();
-    entries.extend(run("fix the tests", &sizes(4, 13)));
+    entries.extend(run("fix the tests", &sizes(4, 24)));
     let c = plan(&input(entries.clone(), "faux", "faux"));
     assert_eq!(c.plan.pass.skipped, None);
     let g = &c.gate;
     assert!(g.outputs_only);
-    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.turns, g.rewrite_chars), (4, 1, 80_000, 17, 81_604));
-    assert!(!pays_off(83_028, 17, 90_720, 16));
+    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.turns, g.rewrite_chars), (4, 1, 80_000, 28, 82_913));
     assert!(c.plan.pass.exchanges.is_empty());
-    // With one more turn the whole batch pays and the exchange goes with it.
+    // With two more turns the whole batch pays (49,816 × 30 = 1,494,480 ≥ 16 × 92,267) and the exchange goes with it.
     let mut more = earlier();
-    more.extend(run("fix the tests", &sizes(4, 24)));
+    more.extend(run("fix the tests", &sizes(4, 26)));
     let c = plan(&input(more, "faux", "faux"));
     assert_eq!((c.gate.outputs_only, c.plan.pass.exchanges.len()), (false, 1));
 }
@@ -319,8 +325,9 @@ fn kept_outputs_are_judged_again_at_run_end_and_distilled_ones_are_not() {
 
 #[test]
 fn exchanges_judged_mid_run_are_not_asked_again_in_the_run() {
+    // 30 turns: the whole batch pays (see above), the exchange with it.
     let mut entries = earlier();
-    entries.extend(run("fix the tests", &sizes(4, 24)));
+    entries.extend(run("fix the tests", &sizes(4, 26)));
     let c = plan(&input(entries.clone(), "faux", "faux"));
     assert_eq!(c.plan.pass.exchanges.len(), 1);
     let out = finish(&c.plan.pass, &answer_items(&c.plan, |_| 0.9));

@@ -1,7 +1,7 @@
 //! Step two of the pass: how each request ended → each segment's verdict,
 //! each item's decision, the `context_edit` drafts and the record.
 
-use crate::guard::cache::{Measured, Rule};
+use crate::guard::cache::{Measured, Outlook, Rule};
 use crate::guard::chunk::Segment;
 use crate::guard::classify::RequestOutcome;
 use crate::guard::decide::{decide_result, interpret, Outcome as ResultOutcome, Reason, ResultInput, Verdict};
@@ -145,6 +145,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         other_rewrite = other_rewrite.max(im.rewrite_chars);
     }
     let mut break_even = pass.break_even.clone();
+    let outlook = Outlook { cache: pass.cache, prices: pass.prices, requests: pass.requests_so_far, later: pass.later };
 
     // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
     let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
@@ -166,15 +167,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .max_by_key(|m| m.chars);
     let omit = match unrelated_rewrite {
         Some(own) => {
-            let gate = run_end_break_even(
-                Rule::Exchanges,
-                unrelated_saved,
-                own,
-                other_rewrite,
-                pass.requests_so_far,
-                pass.cache,
-                s,
-            );
+            let gate = run_end_break_even(Rule::Exchanges, unrelated_saved, own, other_rewrite, outlook, s);
             let omit = gate.as_ref().is_none_or(|g| g.paid_off);
             break_even.extend(gate);
             if omit {
@@ -226,8 +219,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         old.map(|im| Measured { chars: im.rewrite_chars, basis: im.rewrite_basis }).max_by_key(|m| m.chars);
     let old_go = match old_rewrite {
         Some(own) => {
-            let gate =
-                run_end_break_even(Rule::Images, old_saved, own, other_rewrite, pass.requests_so_far, pass.cache, s);
+            let gate = run_end_break_even(Rule::Images, old_saved, own, other_rewrite, outlook, s);
             let go = gate.as_ref().is_none_or(|g| g.paid_off);
             break_even.extend(gate);
             go
@@ -376,6 +368,7 @@ mod tests {
             api: "anthropic-messages".into(),
             pin: true,
             read_points: read_points.iter().map(|p| p.to_string()).collect(),
+            ..MainModel::default()
         }
     }
 

@@ -70,6 +70,10 @@ pub struct PassInput {
     /// A chat model judges (issue 13): its price and the main model's, for
     /// the judge's break-even (`plan::weigh_judge`). `None` for a classifier.
     pub judge: Option<JudgePrice>,
+    /// The lengths (provider requests) of the session's earlier runs and of
+    /// the project's saved sessions' runs, newest last: the `median`
+    /// estimator of later requests reads them (`worth`).
+    pub earlier_runs: Vec<usize>,
 }
 
 /// Dollars per million input tokens, from Pi's catalog (`model.cost`): the
@@ -92,6 +96,7 @@ impl Default for PassInput {
             model: MainModel::default(),
             records: Vec::new(),
             judge: None,
+            earlier_runs: Vec::new(),
         }
     }
 }
@@ -171,6 +176,10 @@ pub struct PassState {
     pub requests_so_far: usize,
     /// The main model's cache, for the break-even decisions' record.
     pub cache: crate::guard::cache::Cache,
+    /// The main model's prices and the requests expected after the run end
+    /// (`worth::later_after_run`), for the run end's break-evens.
+    pub prices: crate::guard::worth::Prices,
+    pub later: usize,
     /// Break-even decisions already taken (a checkpoint's, §7); `finish`
     /// adds the run end's and puts them all in the record.
     pub break_even: Vec<crate::guard::cache::BreakEven>,
@@ -272,6 +281,7 @@ impl PassInput {
                 }
                 _ => None,
             },
+            earlier_runs: f.list("earlierRuns", |n| n.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0)),
         }
     }
 }

@@ -163,6 +163,8 @@ pub fn plan(input: &PassInput) -> Plan {
             images,
             requests_so_far,
             cache: measure.cache(),
+            prices: input.model.prices,
+            later: crate::guard::worth::later_after_run(requests_so_far),
             break_even: Vec::new(),
             judge,
         },
