@@ -18,7 +18,8 @@ import { type Loose, piVersion } from "../harness/pi.ts";
 import type { PiSession, Step } from "../harness/session.ts";
 
 /** The defaults the gates use (seed 001 REFERENCE.md). */
-const MIN_AGE_TURNS = 4;
+/** `midRunMinAgeTurns`' default (the economy suite's choice; seed 001 said 4). */
+const MIN_AGE_TURNS = 1;
 const BATCH_CHARS = 60_000;
 const SMALL_MIN_CHARS = 400;
 
@@ -40,7 +41,7 @@ function checkpoints(branch: Loose[]): { turn: number; data: Loose }[] {
 /**
  * The first turn at whose end the outputs eligible by guard.md §7 reach the batch, counted here from
  * the raw branch: tool results of the run of at least 400 characters, not `edit`/`write`, whose call is
- * at least 4 turns old.
+ * at least `midRunMinAgeTurns` turns old.
  */
 function firstBatchTurn(branch: Loose[]): number | undefined {
   const at = turns(branch);
@@ -143,7 +144,7 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
     const text = await guardText(pi);
     assert.match(text, new RegExp(`1 run-end pass, ${fired.length} mid-run checkpoints,`));
     // This test turns the break-even off: the line names the batch and the room trigger, not the money rule.
-    assert.match(text, /mid-run checkpoints: on \(outputs at least 4 turns old, in batches of 60\.0k chars, or past 100\.0k tokens of context when a batch takes out 10\.0k\)/);
+    assert.match(text, /mid-run checkpoints: on \(outputs at least 1 turn old, in batches of 60\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/);
     assert.match(text, /last mid-run checkpoint \(\d+ ms, \d+ requests?, [\d.]+k chars kept out\):\n {4}(distilled|removed|kept) /);
     assert.doesNotMatch(text, /not in this version/);
   } finally {

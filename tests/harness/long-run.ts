@@ -316,14 +316,33 @@ export const SHORT_RUN_PROMPT = "`node test/run.mjs` fails. Fix it.";
  * final answer names the fixes. Every step is a fixed call, so the run is the
  * same whatever the guard does to the context.
  */
-export function longRunScript(p: Project = project()): Step[] {
+export function longRunScript(p: Project = project(), extra = 0): Step[] {
   const steps: Step[] = [
     { say: "Running the suite to see what fails.", calls: [{ tool: "bash", args: { command: TEST_COMMAND } }] },
     { say: `${p.bugs.length} functions fail. Listing the exported functions.`, calls: [{ tool: "grep", args: { pattern: "^export function", path: "src" } }] },
   ];
-  for (const [i, bug] of p.bugs.entries()) steps.push(...fixSteps(bug, i === p.bugs.length - 1 ? "The last one: " : ""));
+  for (const [i, bug] of p.bugs.entries()) {
+    // `extra` looks spread over the bugs, before each fix: the longer runs of the economy suite.
+    const looks = Math.floor((extra * (i + 1)) / p.bugs.length) - Math.floor((extra * i) / p.bugs.length);
+    steps.push(...lookSteps(bug, looks), ...fixSteps(bug, i === p.bugs.length - 1 ? "The last one: " : ""));
+  }
   steps.push(finalAnswer(p));
   return steps;
+}
+
+/**
+ * What an agent looks at around a bug before it reads the file, `n` of them,
+ * in turn: the module's test cases, then its rate table. None holds a line of
+ * the oracle, so the stand-in classifier keeps none. (The suite run again
+ * would be a look too, but 31 of its logs take the 64-request run past Pi's
+ * compaction threshold with the guard off.)
+ */
+function lookSteps(bug: Project["bugs"][number], n: number): Step[] {
+  const looks: Step[] = [
+    { say: `Looking at the cases of ${bug.fn}.`, calls: [{ tool: "read", args: { path: `test/${bug.module}.test.mjs` } }] },
+    { say: `Where ${bug.module}'s rates are defined.`, calls: [{ tool: "grep", args: { pattern: `${bug.module.toUpperCase()}_RATE`, path: "src" } }] },
+  ];
+  return Array.from({ length: n }, (_, i) => looks[i % looks.length]);
 }
 
 /** The short run over a one-bug project (`project(1)`): run, read, edit, run, answer: 5 requests. */
@@ -457,14 +476,14 @@ export function putNodeOnPath(): void {
  * settings, extensions, the window …). Prompt with `prompt`.
  */
 export async function startLongRun(
-  options: SessionOptions & { short?: boolean } = {},
+  options: SessionOptions & { short?: boolean; bugs?: number; extra?: number } = {},
 ): Promise<{ pi: PiSession; project: Project; lines: string[]; prompt: string }> {
   putNodeOnPath();
-  const p = project(options.short ? 1 : BUGS.length);
+  const p = project(options.short ? 1 : (options.bugs ?? BUGS.length));
   const lines = oracleLines(p);
   const pi = await startSession({
     files: p.files,
-    script: options.short ? shortRunScript(p) : longRunScript(p),
+    script: options.short ? shortRunScript(p) : longRunScript(p, options.extra ?? 0),
     classifier: oracleClassifier(lines),
     ...options,
     piSettings: { ...LONG_RUN_PI_SETTINGS, ...options.piSettings },

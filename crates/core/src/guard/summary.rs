@@ -204,8 +204,9 @@ pub fn summary(input: &SummaryInput) -> String {
         if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
         if input.mid_run {
             let mut on = format!(
-                "on (outputs at least {} turns old, in batches of {} chars",
+                "on (outputs at least {} turn{} old, in batches of {} chars",
                 input.mid_run_min_age_turns,
+                if input.mid_run_min_age_turns == 1 { "" } else { "s" },
                 short_count(input.mid_run_batch_chars)
             );
             if input.mid_run_break_even && !input.later_requests.is_empty() {

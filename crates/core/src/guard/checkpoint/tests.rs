@@ -162,12 +162,21 @@ fn when_the_whole_batch_fails_the_outputs_alone_go_and_exchanges_wait() {
 
 #[test]
 fn the_age_gate_and_the_batch() {
-    // Four turns: the first output is 3 turns old, below midRunMinAgeTurns (4).
-    let c = plan(&input(run("t", &[20_000, 20_000, 20_000, 20_000]), "faux", "faux"));
+    let aged = |entries, age| {
+        let mut i = input(entries, "faux", "faux");
+        i.pass.settings.mid_run_min_age_turns = age;
+        plan(&i)
+    };
+    // Four turns: the first output is 3 turns old, below midRunMinAgeTurns 4.
+    let c = aged(run("t", &[20_000, 20_000, 20_000, 20_000]), 4);
     assert_eq!((c.plan.pass.skipped, c.gate.turns), (Some(Skip::NothingEligible), 4));
     // Five turns: only the first is 4 turns old, 20,000 < 60,000.
-    let c = plan(&input(run("t", &[20_000; 5]), "faux", "faux"));
+    let c = aged(run("t", &[20_000; 5]), 4);
     assert_eq!((c.plan.pass.skipped, c.gate.outputs, c.gate.pending_chars), (Some(Skip::BelowBatch), 1, 20_000));
+    // The default age, 1: every output but the last turn's, 3 × 20,000 reach the batch at four turns,
+    // and then the rule in tokens says no: 36,000 expected × 4 later requests < 16 × the rewrite.
+    let c = plan(&input(run("t", &[20_000; 4]), "faux", "faux"));
+    assert_eq!((c.plan.pass.skipped, c.gate.outputs, c.gate.pending_chars), (Some(Skip::NotPayingOff), 3, 60_000));
     // midRunBatchCharsOpenAI is the batch for openai-codex.
     let mut i = input(run("t", &[20_000; 5]), "openai-codex", "openai-codex-responses");
     i.pass.settings.mid_run_batch_chars_openai = 10_000;
