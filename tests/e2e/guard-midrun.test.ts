@@ -152,11 +152,12 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
   }
 });
 
-test(`Pi ${piVersion}: the break-even skips a checkpoint that would not pay off and lets a later one fire`, async () => {
-  // Ten turns, then the answer: the batch is reached at turn 9, but 9–10 turns cannot pay for the rewrite.
+test(`Pi ${piVersion}: the break-even skips a checkpoint that would not pay off, and later in the run one fires`, async () => {
+  // Ten turns, then the answer: the batch is reached early, but 9–10 turns cannot pay for the rewrite. The room
+  // trigger is off here, so the rule alone decides (faux has no catalog price: the rule runs in tokens).
   const p = project();
   const short = [...longRunScript(p).slice(0, 10), "Stopping here for now."];
-  const { pi, prompt } = await startLongRun({ script: short });
+  const { pi, prompt } = await startLongRun({ script: short, guardSettings: { midRunRoomTokens: 0 } });
   try {
     await pi.prompt(prompt);
     assertNoPassFailure(pi.notifications);
@@ -169,13 +170,14 @@ test(`Pi ${piVersion}: the break-even skips a checkpoint that would not pay off 
   } finally {
     await pi.dispose();
   }
-  // The whole run: more turns pay off, and a checkpoint fires, later than without the break-even.
+  // The whole run at the defaults: once the context is past the room trigger (Pi's estimate, or the guard's own
+  // where Pi has none yet), a checkpoint fires, after the batch was reached.
   const long = await startLongRun({});
   try {
     await long.pi.prompt(long.prompt);
     const branch = long.pi.branch();
     const fired = checkpoints(branch);
-    assert.ok(fired.length > 0, "a checkpoint fired once it paid off");
+    assert.ok(fired.length > 0, "a checkpoint fired");
     assert.ok(fired[0].turn > firstBatchTurn(branch)!, `it fired at turn ${fired[0].turn}, after the batch was reached`);
   } finally {
     await long.pi.dispose();

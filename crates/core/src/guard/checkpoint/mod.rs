@@ -180,6 +180,8 @@ struct CheckpointOutlook {
     later: usize,
     turns: usize,
     cache: Cache,
+    /// Pi's estimate of the context, or where Pi has none (no usage recorded yet), the measure's own (characters ÷ 4).
+    context_tokens: usize,
 }
 
 impl CheckpointOutlook {
@@ -207,7 +209,7 @@ impl CheckpointOutlook {
         }
         .weigh(edit, p.model.prices);
         let roomy = s.mid_run_room_tokens > 0
-            && p.model.context_tokens >= s.mid_run_room_tokens
+            && self.context_tokens >= s.mid_run_room_tokens
             && d.expected_chars / 4 >= s.mid_run_room_min_tokens;
         if !d.paid_off && roomy {
             (d.room, d.paid_off) = (true, true);
@@ -287,6 +289,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 later: later_requests(s.later_requests, gate.turns, requests_so_far(entries), &p.earlier_runs),
                 turns: gate.turns,
                 cache,
+                context_tokens: if p.model.context_tokens > 0 { p.model.context_tokens } else { measure.whole() / 4 },
             };
             let all = outlook.decide(gate.pending_chars, measure.measure(first_output.min(first_exchange)), p, s);
             let mut chosen = all;

@@ -116,6 +116,12 @@ fn codex_and_anthropic_weigh_the_whole_context() {
     // count it, the whole-context rules do. Whole = 150,000 + 40 × 19 + 83,600 = 234,360.
     let whole = 150_000 + 40 * CALL + 83_600;
     let entries = run(&"q".repeat(150_000), &sizes(4, 36));
+    // The money rule alone (the room trigger is tested below).
+    let input = |entries, provider, api| {
+        let mut i = input(entries, provider, api);
+        i.pass.settings.mid_run_room_tokens = 0;
+        i
+    };
     let prefix = plan(&input(entries.clone(), "faux", "faux"));
     assert_eq!((prefix.plan.pass.skipped, prefix.gate.rewrite_chars), (None, 84_341));
     // Codex: 48,000 × 40 = 1,920,000 < 13 × 234,360 = 3,046,680.
@@ -137,6 +143,25 @@ fn codex_and_anthropic_weigh_the_whole_context() {
     let pinned = plan(&pinned);
     assert_eq!(pinned.plan.pass.skipped, None);
     assert_eq!((pinned.gate.factor, pinned.gate.rewrite_chars, pinned.gate.basis), (16, 84_360, Some(Basis::Question)));
+}
+
+#[test]
+fn past_the_room_trigger_a_batch_goes_without_the_money_rule() {
+    // The Codex case above: 48,000 expected × 40 < 13 × 234,360, so the rule says no. The context is
+    // 234,360 characters, 58,590 tokens by the measure (Pi gave none): past 40,000, and 12,000 tokens
+    // are expected to go, at least 10,000.
+    let entries = run(&"q".repeat(150_000), &sizes(4, 36));
+    let c = plan(&input(entries.clone(), "openai-codex", "openai-codex-responses"));
+    assert_eq!((c.plan.pass.skipped, c.gate.room, c.gate.expected_chars), (None, true, 48_000));
+    assert!(c.plan.pass.break_even[0].room && c.plan.pass.break_even[0].paid_off);
+    // Pi's own estimate wins over the measure: below the trigger, the rule decides.
+    let mut below = input(entries.clone(), "openai-codex", "openai-codex-responses");
+    below.pass.model.context_tokens = 39_999;
+    assert_eq!((plan(&below).plan.pass.skipped, plan(&below).gate.room), (Some(Skip::NotPayingOff), false));
+    // A batch expected to take out less than the minimum does not go on room.
+    let mut small = input(entries, "openai-codex", "openai-codex-responses");
+    small.pass.settings.mid_run_room_min_tokens = 12_001;
+    assert_eq!(plan(&small).plan.pass.skipped, Some(Skip::NotPayingOff));
 }
 
 #[test]
