@@ -10,12 +10,11 @@
 // guard's pin) put the `cache_control` breakpoints, not a longest common
 // prefix that would make breakpoints irrelevant.
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import type { Loose } from "./pi.ts";
-import type { Call, PiSession, Said, SessionOptions, Step } from "./session.ts";
+import { type Loopback, loopbackSession } from "./loopback.ts";
+import type { Call, Said, Step } from "./session.ts";
 
 export const ANTHROPIC_MODEL = "claude-sonnet-4-5";
 
@@ -367,24 +366,6 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
  * be set (to anything) while the session runs; `select` sets it. `registry()`
  * is the session's model registry (for other catalog models and their prices).
  */
-export function anthropicSession(server: AnthropicServer): { options: SessionOptions; select: (pi: PiSession) => Promise<void>; registry: () => Loose } {
-  let registry: Loose;
-  const options: SessionOptions = {
-    beforeStart: (agentDir) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { anthropic: { baseUrl: server.url } } })),
-    piSettings: { cacheWarming: "off" },
-    extensions: [
-      (pi: Loose) =>
-        pi.on("session_start", (_event: unknown, ctx: Loose) => {
-          registry = ctx.modelRegistry;
-        }),
-    ],
-  };
-  const select = async (pi: PiSession) => {
-    process.env.ANTHROPIC_API_KEY = "loopback-key";
-    const model = registry?.find?.("anthropic", ANTHROPIC_MODEL);
-    if (!model) throw new Error(`anthropic-server: Pi's model registry has no anthropic/${ANTHROPIC_MODEL}`);
-    await pi.session.setModel(model);
-    await pi.session.setThinkingLevel?.("off");
-  };
-  return { options, select, registry: () => registry };
+export function anthropicSession(server: AnthropicServer): Loopback {
+  return loopbackSession({ provider: "anthropic", baseUrl: server.url, keyVariable: "ANTHROPIC_API_KEY", key: "loopback-key", model: ANTHROPIC_MODEL, name: "anthropic-server" });
 }

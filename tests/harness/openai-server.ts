@@ -22,13 +22,12 @@
 // provider uses it), reasoning items, or OpenAI's explicit cache mode with a
 // write price (`prompt_cache_options`, GPT-5.6 and later in Pi's catalog).
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { type Clock, manualClock } from "./anthropic-server.ts";
 import type { Loose } from "./pi.ts";
-import type { Call, PiSession, Said, SessionOptions, Step } from "./session.ts";
+import { type Loopback, loopbackSession } from "./loopback.ts";
+import type { Call, Said, Step } from "./session.ts";
 
 export { type Clock, manualClock };
 
@@ -534,25 +533,14 @@ export async function startOpenAiServer(script: Step[], options: OpenAiCacheOpti
  * a ChatGPT sign-in token on OpenAI's own host) while the session runs;
  * `select` sets it. `registry()` is the session's model registry.
  */
-export function openAiSession(server: OpenAiServer): { options: SessionOptions; select: (pi: PiSession) => Promise<void>; registry: () => Loose } {
-  let registry: Loose;
-  const options: SessionOptions = {
-    beforeStart: (agentDir) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openai: { baseUrl: `${server.url}/v1` } } })),
-    piSettings: { cacheWarming: "off" },
-    extensions: [
-      (pi: Loose) =>
-        pi.on("session_start", (_event: unknown, ctx: Loose) => {
-          registry = ctx.modelRegistry;
-        }),
-    ],
-  };
-  const select = async (pi: PiSession) => {
-    process.env.OPENAI_API_KEY = "sk-loopback-key";
-    const model = registry?.find?.("openai", OPENAI_MODEL);
-    if (!model) throw new Error(`openai-server: Pi's model registry has no openai/${OPENAI_MODEL}`);
-    if (model.api !== "openai-responses") throw new Error(`openai-server: openai/${OPENAI_MODEL} uses ${model.api}; this server speaks only openai-responses`);
-    await pi.session.setModel(model);
-    await pi.session.setThinkingLevel?.("off");
-  };
-  return { options, select, registry: () => registry };
+export function openAiSession(server: OpenAiServer): Loopback {
+  return loopbackSession({
+    provider: "openai",
+    baseUrl: `${server.url}/v1`,
+    keyVariable: "OPENAI_API_KEY",
+    key: "sk-loopback-key",
+    model: OPENAI_MODEL,
+    api: "openai-responses",
+    name: "openai-server",
+  });
 }
