@@ -11,9 +11,8 @@
 // prefix that would make breakpoints irrelevant.
 import { createHash } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Loose } from "./pi.ts";
-import { type Loopback, loopbackSession } from "./loopback.ts";
+import { type Loopback, type LoopbackServer, listenLoopback, loopbackSession } from "./loopback.ts";
 import type { Call, Said, Step } from "./session.ts";
 
 export const ANTHROPIC_MODEL = "claude-sonnet-4-5";
@@ -242,18 +241,8 @@ export interface RequestUsage extends CacheCount {
   rejected?: string;
 }
 
-export interface AnthropicServer {
-  url: string;
-  /** Every request body Pi sent to `/v1/messages`, oldest first. */
-  bodies: Loose[];
-  /** Per body (same index), the usage the server reported for it. */
-  usage: RequestUsage[];
-  /** The server's prompt cache (its clock, its entries). */
-  cache: PromptCache;
-  /** Turns left unused in the script. */
-  pendingSteps: () => number;
-  close: () => Promise<void>;
-}
+/** The bodies are those sent to `/v1/messages`. */
+export type AnthropicServer = LoopbackServer<RequestUsage, PromptCache>;
 
 const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -346,16 +335,7 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    bodies,
-    usage,
-    cache,
-    pendingSteps: () => steps.length,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenLoopback(server, { bodies, usage, cache, pendingSteps: () => steps.length });
 }
 
 /**

@@ -6,6 +6,8 @@
 // catalog's model. `registry()` is the session's model registry (for other
 // catalog models and their prices).
 import { writeFileSync } from "node:fs";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Loose } from "./pi.ts";
 import type { PiSession, SessionOptions } from "./session.ts";
@@ -37,4 +39,26 @@ export function loopbackSession(o: { provider: string; baseUrl: string; keyVaria
     await pi.session.setThinkingLevel?.("off");
   };
   return { options, select, registry: () => registry };
+}
+
+/** Starts `server` on 127.0.0.1 at a free port: its `url` and a `close` that waits for it, beside `parts`. */
+export async function listenLoopback<T extends object>(server: HttpServer, parts: T): Promise<T & { url: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { ...parts, url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A loopback main model: what it got and what it answered. */
+export interface LoopbackServer<Usage, Cache> {
+  /** The server's root (`http://127.0.0.1:PORT`). */
+  url: string;
+  /** Every request body Pi sent that parsed as JSON, oldest first. */
+  bodies: Loose[];
+  /** Per body (same index), the usage the server reported for it. */
+  usage: Usage[];
+  /** The server's prompt cache (its clock, its entries). */
+  cache: Cache;
+  /** Turns left unused in the script. */
+  pendingSteps: () => number;
+  close: () => Promise<void>;
 }

@@ -23,10 +23,9 @@
 // write price (`prompt_cache_options`, GPT-5.6 and later in Pi's catalog).
 import { createHash } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type Clock, manualClock } from "./anthropic-server.ts";
 import type { Loose } from "./pi.ts";
-import { type Loopback, loopbackSession } from "./loopback.ts";
+import { type Loopback, type LoopbackServer, listenLoopback, loopbackSession } from "./loopback.ts";
 import type { Call, Said, Step } from "./session.ts";
 
 export { type Clock, manualClock };
@@ -370,19 +369,8 @@ export interface RequestUsage extends CacheCount {
   rejected?: string;
 }
 
-export interface OpenAiServer {
-  /** The server's root; Pi's base URL for it is `${url}/v1`. */
-  url: string;
-  /** Every request body Pi sent to `/v1/responses` that parsed as JSON, oldest first. */
-  bodies: Loose[];
-  /** Per body (same index), the usage the server reported for it. */
-  usage: RequestUsage[];
-  /** The server's prompt cache (its clock, its entries). */
-  cache: PromptCache;
-  /** Turns left unused in the script. */
-  pendingSteps: () => number;
-  close: () => Promise<void>;
-}
+/** Pi's base URL for it is `${url}/v1`; the bodies are those sent to `/v1/responses`. */
+export type OpenAiServer = LoopbackServer<RequestUsage, PromptCache>;
 
 /** How many characters one streamed delta carries (the API streams a token or a few at a time). */
 const DELTA_CHARS = 48;
@@ -512,16 +500,7 @@ export async function startOpenAiServer(script: Step[], options: OpenAiCacheOpti
       res.end(events.join(""));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    bodies,
-    usage,
-    cache,
-    pendingSteps: () => steps.length,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenLoopback(server, { bodies, usage, cache, pendingSteps: () => steps.length });
 }
 
 /**
