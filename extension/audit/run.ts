@@ -21,10 +21,13 @@ export interface Failed {
 
 const expand = (p: string) => (p === "~" || p.startsWith("~/") ? join(homedir(), p.slice(1)) : p);
 
+/** Pi's agent folder (config.js): `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+const agentFolder = (env: NodeJS.ProcessEnv) => (env.PI_CODING_AGENT_DIR ? expand(env.PI_CODING_AGENT_DIR) : join(homedir(), ".pi", "agent"));
+
 /** Where Pi keeps sessions, as Pi finds it (main.js: the env, then the `sessionDir` setting; config.js: the agent dir). */
 export function sessionFolder(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PI_CODING_AGENT_SESSION_DIR) return expand(env.PI_CODING_AGENT_SESSION_DIR);
-  const agentDir = env.PI_CODING_AGENT_DIR ? expand(env.PI_CODING_AGENT_DIR) : join(homedir(), ".pi", "agent");
+  const agentDir = agentFolder(env);
   try {
     const settings = JSON.parse(readFileSync(join(agentDir, "settings.json"), "utf8"));
     if (typeof settings?.sessionDir === "string" && settings.sessionDir) return expand(settings.sessionDir);
@@ -41,8 +44,7 @@ export function sessionFolder(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function projectFolder(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const root = sessionFolder(env);
-  const agentDir = env.PI_CODING_AGENT_DIR ? expand(env.PI_CODING_AGENT_DIR) : join(homedir(), ".pi", "agent");
-  if (root !== join(agentDir, "sessions")) return root;
+  if (root !== join(agentFolder(env), "sessions")) return root;
   return join(root, `--${resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`);
 }
 

@@ -332,14 +332,16 @@ impl Rule {
 }
 
 /// What a pass's break-evens read besides the edit itself: the main model's
-/// cache and prices, the requests so far, those expected later, and the
-/// share of judged characters expected to go.
+/// cache and prices, the requests (or turns) so far, those expected later,
+/// and the share of the saved characters expected to go, in thousandths
+/// (1000 at run end, where the judge has answered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Outlook {
     pub cache: Cache,
     pub prices: Prices,
     pub requests: usize,
     pub later: usize,
+    pub share_permille: usize,
 }
 
 /// One break-even decision with its numbers (`worth::weigh`): in money,
@@ -379,11 +381,21 @@ pub struct BreakEven {
 }
 
 impl BreakEven {
-    /// The decision of an edit: [`worth::weigh`] and the minimum saving.
-    pub fn weigh(mut self, edit: Edit, prices: Prices) -> BreakEven {
-        let w = worth::weigh(edit, prices, self.factor);
-        (self.expected_chars, self.later, self.factor) = (w.expected_chars, edit.later, w.factor);
-        (self.gain_micros, self.cost_micros) = (w.gain_micros, w.cost_micros);
+    /// The decision of an edit of `saved_chars` that rewrites `rewrite_chars`:
+    /// [`worth::weigh`] over `outlook` (its cache and requests recorded too),
+    /// plus the judge's cost, and the minimum saving.
+    pub fn weigh(mut self, outlook: &Outlook, judge_micros: usize) -> BreakEven {
+        let edit = Edit {
+            pending_chars: self.saved_chars,
+            share_permille: outlook.share_permille,
+            rewrite_chars: self.rewrite_chars,
+            later: outlook.later,
+            judge_micros,
+        };
+        let w = worth::weigh(edit, outlook.prices, self.factor);
+        (self.cache, self.requests, self.later) = (outlook.cache, outlook.requests, outlook.later);
+        (self.expected_chars, self.factor, self.gain_micros, self.cost_micros) =
+            (w.expected_chars, w.factor, w.gain_micros, w.cost_micros);
         self.paid_off = self.rewrite_chars == 0 || (self.saved_chars >= self.min_saving_chars && w.paid_off);
         self
     }
@@ -511,27 +523,25 @@ mod tests {
 
     #[test]
     fn a_break_even_weighs_and_reads_back() {
-        let b =
-            BreakEven { saved_chars: 9_100, requests: 4, factor: 16, rewrite_chars: 38_200, ..BreakEven::default() };
-        let edit = |later, rewrite_chars| Edit {
-            pending_chars: 9_100,
-            share_permille: 1000,
-            rewrite_chars,
-            later,
-            judge_micros: 0,
-        };
+        let b = BreakEven { saved_chars: 9_100, factor: 16, rewrite_chars: 38_200, ..BreakEven::default() };
+        let over = |later, prices| Outlook { later, requests: 4, share_permille: 1000, prices, ..Outlook::default() };
         // In tokens (no prices): 9,100 × 4 = 36,400 < 16 × 38,200 = 611,200; over 68 later requests, 618,800.
         let none = Prices::default();
-        assert!(!b.weigh(edit(4, 38_200), none).paid_off);
-        let w = b.weigh(edit(68, 38_200), none);
-        assert_eq!((w.paid_off, w.later, w.expected_chars, w.factor, w.in_money()), (true, 68, 9_100, 16, false));
-        assert!(BreakEven { rewrite_chars: 0, ..b }.weigh(edit(1, 0), none).paid_off, "nothing extra to rewrite");
+        assert!(!b.weigh(&over(4, none), 0).paid_off);
+        let w = b.weigh(&over(68, none), 0);
+        assert_eq!(
+            (w.paid_off, w.later, w.requests, w.expected_chars, w.factor, w.in_money()),
+            (true, 68, 4, 9_100, 16, false)
+        );
+        assert!(BreakEven { rewrite_chars: 0, ..b }.weigh(&over(1, none), 0).paid_off, "nothing extra to rewrite");
         let small = BreakEven { min_saving_chars: 10_000, ..b };
-        assert!(!small.weigh(edit(1000, 38_200), none).paid_off, "below the minimum");
+        assert!(!small.weigh(&over(1000, none), 0).paid_off, "below the minimum");
         // In money the factor is 0 and the dollars are kept.
         let sonnet = Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
-        let w = b.weigh(edit(68, 38_200), sonnet);
+        let w = b.weigh(&over(68, sonnet), 0);
         assert_eq!((w.factor, w.gain_micros, w.cost_micros, w.in_money()), (0, 46_410, 32_947, true));
+        // The judge's cost is added to the rewrite's.
+        assert_eq!(b.weigh(&over(68, sonnet), 14_000).cost_micros, 46_947);
         let v = serde_json::to_value(BreakEven { cache: Cache::Anthropic, basis: Basis::ReadPoint, ..w }).unwrap();
         assert_eq!((v["gainMicros"].clone(), v["later"].clone()), (json!(46_410), json!(68)));
         assert_eq!(

@@ -25,7 +25,6 @@ use crate::guard::items::item_probability;
 use crate::guard::render::{one_line, recall_call, tool_label, MARK};
 use crate::guard::settings::Settings;
 use crate::guard::span::{flatten, is_steering, user_text, Run};
-use crate::guard::worth::Edit;
 use crate::read::Fields;
 use crate::size::message_chars;
 use crate::text::{clip_middle, js_len, short_count};
@@ -331,22 +330,18 @@ pub fn run_end_break_even(
     if !s.exchange_break_even {
         return None;
     }
-    let rewrite_chars = own.chars.saturating_sub(other_rewrite);
-    let edit =
-        Edit { pending_chars: saved, share_permille: 1000, rewrite_chars, later: outlook.later, judge_micros: 0 };
     Some(
         BreakEven {
             rule,
             saved_chars: saved,
-            requests: outlook.requests,
             factor: BREAK_EVEN_FACTOR,
-            rewrite_chars,
+            rewrite_chars: own.chars.saturating_sub(other_rewrite),
             min_saving_chars: if rule == Rule::Exchanges { s.exchange_min_saving_chars } else { 0 },
-            cache: outlook.cache,
             basis: own.basis,
             ..BreakEven::default()
         }
-        .weigh(edit, outlook.prices),
+        // What they save is known: all of it counts.
+        .weigh(&Outlook { share_permille: 1000, ..outlook }, 0),
     )
 }
 

@@ -117,11 +117,15 @@ pub fn cost_micros(chars: usize, price: usize, times: usize) -> usize {
     usize::try_from(v).unwrap_or(usize::MAX)
 }
 
-/// Millionths of a dollar for `chars` characters at `per_million` dollars per
-/// million tokens (a judge's price as the catalog gives it); 0 for a price
-/// that is not a finite number ≥ 0.
+/// Millionths of a dollar for `chars` characters (tokens ≈ characters ÷ 4)
+/// at `per_million` dollars per million tokens, as the catalog gives a
+/// price (the judge's); 0 for a price that is not a finite number > 0.
 pub fn micros_of(chars: usize, per_million: f64) -> usize {
-    cost_micros(chars, micros(Some(per_million)), 1)
+    if per_million.is_finite() && per_million > 0.0 {
+        (chars as f64 / 4.0 * per_million).round() as usize
+    } else {
+        0
+    }
 }
 
 /// How the requests still to come are estimated.

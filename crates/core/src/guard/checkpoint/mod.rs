@@ -22,16 +22,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::entry::{ContextEntry, Message};
-use crate::guard::cache::{rewrite, Basis, BreakEven, Cache, Measured, Rule};
+use crate::guard::cache::{rewrite, Basis, BreakEven, Cache, Measured, Outlook, Rule};
 use crate::guard::exchange::{self, Span};
 use crate::guard::items::small_of;
 use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run, removed_share};
 use crate::guard::outcome::Phase;
 use crate::guard::pass::plan::{requests_so_far, skipped};
 use crate::guard::pass::{plan_items, weigh_judge, Items, PassInput, PassState, Plan, Planned, Skip};
-use crate::guard::settings::Settings;
 use crate::guard::span::{find_run, run_outputs, Output};
-use crate::guard::worth::{self, later_requests, Edit};
+use crate::guard::worth::{self, later_requests};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
 /// them (seed 001 DESIGN.md: judging them made models recall the same entry
@@ -154,9 +153,7 @@ impl Gate {
             basis: Basis::parse(&f.string("basis")),
         }
     }
-}
 
-impl Gate {
     /// The figures of the decision that was weighed last.
     fn weighed(&mut self, d: &BreakEven) {
         (self.factor, self.rewrite_chars, self.basis) = (d.factor, d.rewrite_chars, Some(d.basis));
@@ -172,50 +169,29 @@ pub struct Checkpoint {
     pub gate: Gate,
 }
 
-/// What a checkpoint's break-even reads besides the batch (§7, issue 20).
-struct CheckpointOutlook {
-    /// The share of judged characters the session's passes removed (`worth::removed_share`).
-    share_permille: usize,
-    /// Requests expected after this one (`laterRequests`).
-    later: usize,
-    turns: usize,
-    cache: Cache,
-    /// Pi's estimate of the context, or where Pi has none (no usage recorded yet), the measure's own (characters ÷ 4).
-    context_tokens: usize,
-}
-
-impl CheckpointOutlook {
-    /// One batch weighed: the money rule (`worth`), else the room trigger
-    /// (past `midRunRoomTokens` of context, a batch expected to take out at
-    /// least `midRunRoomMinTokens` goes without it).
-    fn decide(&self, pending: usize, rewrite: Measured, p: &PassInput, s: &Settings) -> BreakEven {
-        let judge_micros = p.judge.map_or(0, |j| worth::micros_of(pending, j.input_per_million));
-        let edit = Edit {
-            pending_chars: pending,
-            share_permille: self.share_permille,
-            rewrite_chars: rewrite.chars,
-            later: self.later,
-            judge_micros,
-        };
-        let mut d = BreakEven {
-            rule: Rule::Checkpoint,
-            saved_chars: pending,
-            requests: self.turns,
-            factor: self.cache.checkpoint_factor(),
-            rewrite_chars: rewrite.chars,
-            cache: self.cache,
-            basis: rewrite.basis,
-            ..BreakEven::default()
-        }
-        .weigh(edit, p.model.prices);
-        let roomy = s.mid_run_room_tokens > 0
-            && self.context_tokens >= s.mid_run_room_tokens
-            && d.expected_chars / 4 >= s.mid_run_room_min_tokens;
-        if !d.paid_off && roomy {
-            (d.room, d.paid_off) = (true, true);
-        }
-        d
+/// One batch weighed (§7, issue 20): the money rule over `outlook` (the
+/// judge's cost for a chat model), else the room trigger: past
+/// `midRunRoomTokens` of context (`context_tokens`), a batch expected to take
+/// out at least `midRunRoomMinTokens` goes without it.
+fn decide(outlook: &Outlook, context_tokens: usize, pending: usize, rewrite: Measured, p: &PassInput) -> BreakEven {
+    let s = &p.settings;
+    let judge_micros = p.judge.map_or(0, |j| worth::micros_of(pending, j.input_per_million));
+    let mut d = BreakEven {
+        rule: Rule::Checkpoint,
+        saved_chars: pending,
+        factor: outlook.cache.checkpoint_factor(),
+        rewrite_chars: rewrite.chars,
+        basis: rewrite.basis,
+        ..BreakEven::default()
     }
+    .weigh(outlook, judge_micros);
+    let roomy = s.mid_run_room_tokens > 0
+        && context_tokens >= s.mid_run_room_tokens
+        && d.expected_chars / 4 >= s.mid_run_room_min_tokens;
+    if !d.paid_off && roomy {
+        (d.room, d.paid_off) = (true, true);
+    }
+    d
 }
 
 /// The checkpoint's first step: the eligible items, the gates, then the
@@ -269,6 +245,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     }
 
     let measure = rewrite(&p.model, entries);
+    let requests_so_far = requests_so_far(entries);
     let cache = measure.cache();
     // The break-even decision, for the record (a skip is not recorded: its Gate says it).
     let mut decision = Vec::new();
@@ -284,18 +261,26 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
             let first_output =
                 large.iter().chain(small.iter().map(|o| &o.output)).map(|o| o.entry_index).min().unwrap_or(usize::MAX);
             let first_exchange = exchanges.iter().map(|x| x.prompt_index).min().unwrap_or(usize::MAX);
-            let outlook = CheckpointOutlook {
-                share_permille: removed_share(p.records.iter().map(|r| &r.record)),
-                later: later_requests(s.later_requests, gate.turns, requests_so_far(entries), &p.earlier_runs),
-                turns: gate.turns,
+            let outlook = Outlook {
                 cache,
-                context_tokens: if p.model.context_tokens > 0 { p.model.context_tokens } else { measure.whole() / 4 },
+                prices: p.model.prices,
+                requests: gate.turns,
+                later: later_requests(s.later_requests, gate.turns, requests_so_far, &p.earlier_runs),
+                share_permille: removed_share(p.records.iter().map(|r| &r.record)),
             };
-            let all = outlook.decide(gate.pending_chars, measure.measure(first_output.min(first_exchange)), p, s);
+            // Pi's estimate of the context, or where Pi has none yet (no usage recorded), the measure's own.
+            let context_tokens = if p.model.context_tokens > 0 { p.model.context_tokens } else { measure.whole() / 4 };
+            let all = decide(
+                &outlook,
+                context_tokens,
+                gate.pending_chars,
+                measure.measure(first_output.min(first_exchange)),
+                p,
+            );
             let mut chosen = all;
             if !all.paid_off {
                 // Outputs alone rewrite less (an exchange comes before them); the exchanges wait for run end.
-                let alone = outlook.decide(output_chars, measure.measure(first_output), p, s);
+                let alone = decide(&outlook, context_tokens, output_chars, measure.measure(first_output), p);
                 if gate.exchanges == 0 || gate.outputs == 0 || !alone.paid_off {
                     gate.weighed(&all);
                     return skip(Skip::NotPayingOff, gate);
@@ -311,7 +296,6 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     }
 
     let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure);
-    let requests_so_far = requests_so_far(entries);
     // The judge's break-even where the others apply: not for room before compacting.
     if input.gates == Gates::MidRun {
         if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far) {
@@ -347,7 +331,6 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 requests_so_far,
                 cache,
                 prices: p.model.prices,
-                later: worth::later_after_run(requests_so_far),
                 break_even: decision,
                 judge: None,
             },

@@ -10,6 +10,7 @@ use crate::guard::images::ImageEdit;
 use crate::guard::outcome::{
     Draft, Outcome, Record, Replacement, ResultKind, ResultRecord, TextBlock, TextRange, RECORD_TYPE, RECORD_VERSION,
 };
+use crate::guard::worth::later_after_run;
 
 use super::{covers, PassAnswers, PassState};
 
@@ -145,7 +146,13 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         other_rewrite = other_rewrite.max(im.rewrite_chars);
     }
     let mut break_even = pass.break_even.clone();
-    let outlook = Outlook { cache: pass.cache, prices: pass.prices, requests: pass.requests_so_far, later: pass.later };
+    let outlook = Outlook {
+        cache: pass.cache,
+        prices: pass.prices,
+        requests: pass.requests_so_far,
+        later: later_after_run(pass.requests_so_far),
+        ..Outlook::default()
+    };
 
     // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
     let judged: Vec<(&PlannedExchange, bool, String, String)> = pass

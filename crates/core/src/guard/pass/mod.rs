@@ -176,10 +176,8 @@ pub struct PassState {
     pub requests_so_far: usize,
     /// The main model's cache, for the break-even decisions' record.
     pub cache: crate::guard::cache::Cache,
-    /// The main model's prices and the requests expected after the run end
-    /// (`worth::later_after_run`), for the run end's break-evens.
+    /// The main model's prices, for the run end's break-evens.
     pub prices: crate::guard::worth::Prices,
-    pub later: usize,
     /// Break-even decisions already taken (a checkpoint's, §7); `finish`
     /// adds the run end's and puts them all in the record.
     pub break_even: Vec<crate::guard::cache::BreakEven>,

@@ -14,6 +14,7 @@ use crate::guard::render::{file_offset, tool_label};
 use crate::guard::secrets::{secret_file, withhold, Secrets, Withheld};
 use crate::guard::settings::Settings;
 use crate::guard::span::{find_run, large_of, run_outputs, Output, Run};
+use crate::guard::worth::micros_of;
 
 use super::{JudgePrice, PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
 
@@ -79,11 +80,9 @@ pub fn weigh_judge(price: Option<JudgePrice>, planned: &PlannedItems, requests_s
         + planned.small.iter().map(|x| x.chars).sum::<usize>()
         + planned.exchanges.iter().map(|x| x.chars).sum::<usize>();
     let prompt = judged.saturating_add(planned.requests.len().saturating_mul(crate::guard::judge::SYSTEM.len()));
-    // Tokens × dollars per million tokens = millionths of a dollar.
-    let micros = |chars: usize, per_million: f64| (chars as f64 / 4.0 * per_million).round() as usize;
     Some(JudgeWeighed {
-        cost_micros: micros(prompt, judge),
-        saving_micros: micros(judged, main).saturating_mul(requests_so_far.max(1)),
+        cost_micros: micros_of(prompt, judge),
+        saving_micros: micros_of(judged, main).saturating_mul(requests_so_far.max(1)),
     })
 }
 
@@ -164,7 +163,6 @@ pub fn plan(input: &PassInput) -> Plan {
             requests_so_far,
             cache: measure.cache(),
             prices: input.model.prices,
-            later: crate::guard::worth::later_after_run(requests_so_far),
             break_even: Vec::new(),
             judge,
         },
