@@ -19,6 +19,10 @@
 // never loses one; `checkOracle` says which lines are neither in a request's
 // window nor in a `recall` output. The short run (≤ 8 requests) fixes the one
 // bug of a one-bug project.
+//
+// `pausedSession` cuts the same work into a session of prompts, one bug
+// each, with pauses of minutes between them (the economy suite's session
+// shape, on the shifted clock of clock.ts).
 import { delimiter, dirname } from "node:path";
 import { answering, type Behaviour, choose, type ClassifyRequest } from "./classifier.ts";
 import type { Loose } from "./pi.ts";
@@ -348,6 +352,40 @@ function lookSteps(bug: Project["bugs"][number], n: number): Step[] {
 /** The short run over a one-bug project (`project(1)`): run, read, edit, run, answer: 5 requests. */
 export function shortRunScript(p: Project = project(1)): Step[] {
   return [{ say: "Running the suite.", calls: [{ tool: "bash", args: { command: TEST_COMMAND } }] }, ...fixSteps(p.bugs[0], ""), finalAnswer(p)];
+}
+
+/** One prompt of a session: the pause before it (ms), what the user says, and the model's turns. */
+export interface SessionPrompt {
+  pauseMs: number;
+  text: string;
+  steps: Step[];
+}
+
+/** The pauses of the economy suite's session, in minutes: the 5-minute cache lapses across the 10s only. */
+export const SESSION_PAUSE_MINUTES = [2, 10, 2, 10, 2];
+
+/**
+ * A session of one prompt per bug of `p` (6 with `project(6)`), with
+ * `pauses[i]` minutes before prompt i + 2: the first prompt runs the suite,
+ * reads, fixes and runs it again; each later one names the next function and
+ * reads, fixes and runs the suite (5 + 4 per later prompt: 25 requests with
+ * six bugs). Each prompt ends with a short answer, so the suite's log shrinks
+ * from prompt to prompt as in `longRunScript` (`checkRunWorked` holds).
+ */
+export function pausedSession(p: Project = project(SESSION_PAUSE_MINUTES.length + 1), pauses = SESSION_PAUSE_MINUTES): SessionPrompt[] {
+  if (pauses.length !== p.bugs.length - 1) throw new Error(`long-run: ${p.bugs.length} prompts need ${p.bugs.length - 1} pauses, got ${pauses.length}`);
+  const done = (bug: Project["bugs"][number]) => `Fixed ${bug.path}: ${bug.why}.`;
+  return p.bugs.map((bug, i) => {
+    const fix = fixSteps(bug, "");
+    if (i === 0) {
+      return {
+        pauseMs: 0,
+        text: `\`${TEST_COMMAND}\` fails. Start with ${bug.module}: fix ${bug.fn}.`,
+        steps: [{ say: "Running the suite.", calls: [{ tool: "bash", args: { command: TEST_COMMAND } }] }, ...fix, done(bug)],
+      };
+    }
+    return { pauseMs: pauses[i - 1] * 60_000, text: `Next, ${bug.module}: ${bug.fn} still fails. Fix it.`, steps: [...fix, done(bug)] };
+  });
 }
 
 function fixSteps(bug: Project["bugs"][number], lead: string): Step[] {
