@@ -510,7 +510,7 @@ for (const provider of PROVIDERS) {
   // provider is the next step (docs/GUARD.md, "How the defaults were chosen"). The search-and-read run
   // (32 requests, added later with the defaults unchanged) misses it by more, 1.26× on Anthropic and 1.42× on
   // OpenAI when first measured (2026-12-02): its outputs are all alike and each judged down to a few lines,
-  // so the bound checkpoints after every read while the 60,000-character batch waits for about seven.
+  // so the bound checkpoints after every read while the 60,000-character batch waits for about six.
   const boundReason =
     "at the defaults the longest fix runs and the search-and-read run come past 1.15× of the bound; a per-provider batch is the next step (docs/GUARD.md, \"How the defaults were chosen\")";
   console.log(
