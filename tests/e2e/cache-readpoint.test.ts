@@ -87,15 +87,16 @@ async function twoPrompts(c: Case) {
 
 test("after an edit the next request reads from the read point: the latest entry written before the edit", async () => {
   const on = await twoPrompts({ large: 3 });
-  // Question (message 0) and read point (call 2's result, message 6); Pi's 3 and these 3 would be 6, so
-  // the system breakpoint makes room for one and the write anchor, last in priority, stays out.
-  assert.deepEqual(breakpointsOf(on.body), ["tools[4]", "messages[0][0]", "messages[6][0]", "messages[30][0]"]);
+  // Read point (call 2's result, message 6) and write anchor (the distilled call 3's result, message 8);
+  // Pi's 3 and these with the question would be 6, so the system breakpoint makes room for one and the
+  // question, whose prefix the read point's entry holds, stays out.
+  assert.deepEqual(breakpointsOf(on.body), ["tools[4]", "messages[6][0]", "messages[8][0]", "messages[30][0]"]);
   assert.equal(on.usage.read, tokensThrough(on.body, 6), "read through the read point");
   const off = await twoPrompts({ large: 3, pin: false });
   assert.deepEqual(breakpointsOf(off.body), ["tools[4]", "system[0]", "messages[30][0]"]);
   assert.ok(off.usage.read < tokensThrough(off.body, 0), `without the pin only tools and system are read: ${off.usage.read}`);
   assert.ok(on.usage.written < off.usage.written, `the pin writes less again: ${on.usage.written} < ${off.usage.written}`);
-  assert.match(on.guard, /\n {2}cache pin: on; last request: question \+ read point \(system breakpoint dropped\)\n/);
+  assert.match(on.guard, /\n {2}cache pin: on; last request: read point \+ write anchor \(system breakpoint dropped\)\n/);
   assert.match(off.guard, /\n {2}cache pin: off \(pinAnthropicCache false\)\n/);
 });
 

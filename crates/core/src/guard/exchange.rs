@@ -472,13 +472,14 @@ mod tests {
         let off = Settings { exchange_break_even: false, ..s.clone() };
         assert!(run_end_break_even(Rule::Images, 1, own(10_000), 0, Outlook::default(), &off).is_none());
         // In money (Sonnet 4.5: $0.30 read, $3.75 write per million): 10,000 characters saved over 16 later
-        // requests = 2,500 tokens × $0.30/M × 16 = $0.012; rewriting 10,000 = 2,500 × $3.45/M = $0.008625.
+        // requests = 2,500 tokens × $0.30/M × 16 = $0.012; a rewrite of 20,000 of which the 10,000 saved
+        // are not sent: 2,500 tokens written again × $3.45/M = $0.008625.
         let prices = crate::guard::worth::Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
         let outlook = Outlook { prices, later: 16, requests: 16, ..Outlook::default() };
-        let b = run_end_break_even(Rule::Exchanges, 10_000, own(12_000), 2_000, outlook, &s).unwrap();
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own(22_000), 2_000, outlook, &s).unwrap();
         assert_eq!((b.gain_micros, b.cost_micros, b.factor, b.paid_off, b.in_money()), (12_000, 8_625, 0, true, true));
         // Over 11 requests: $0.00825 < $0.008625.
-        let b = run_end_break_even(Rule::Exchanges, 10_000, own(12_000), 2_000, Outlook { later: 11, ..outlook }, &s)
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own(22_000), 2_000, Outlook { later: 11, ..outlook }, &s)
             .unwrap();
         assert_eq!((b.gain_micros, b.paid_off), (8_250, false));
     }

@@ -94,7 +94,8 @@ impl SkipNote {
                 if g.gain_micros > 0 || g.cost_micros > 0 {
                     format!(
                         "{at}: not paying off: writing {} tokens again costs {}; expected to save {} over about {} more requests{place}",
-                        short_count(g.rewrite_chars / 4),
+                        // What is written again: the measure less what is expected to go (worth.rs).
+                        short_count(g.rewrite_chars.saturating_sub(g.expected_chars) / 4),
                         dollars(g.cost_micros),
                         dollars(g.gain_micros),
                         g.later
@@ -356,7 +357,7 @@ fn break_even_line(b: &BreakEven) -> String {
             b.later,
             if b.gain_micros >= b.cost_micros { "≥" } else { "<" },
             dollars(b.cost_micros),
-            short_count(b.rewrite_chars / 4)
+            short_count(b.rewrite_chars.saturating_sub(b.expected_chars) / 4)
         )
     } else {
         // A decision from before the money rule has no `later`: its requests (or turns) so far stood in.
@@ -579,11 +580,12 @@ mod tests {
 
     #[test]
     fn says_each_decision_in_dollars_when_the_catalog_has_prices() {
-        // The example: 31.2k tokens written again cost $0.117; $0.081 expected over about 10 more requests.
+        // The example: 31.2k tokens written again (a measure of 44.7k tokens, 13.5k expected to go)
+        // cost $0.117; $0.081 expected over about 10 more requests.
         let skip =
             SummaryInput::from_value(json!({"lastSkip": {"skipped": "not-paying-off", "gate": {"pendingChars": 90000,
             "turns": 10, "expectedChars": 54000, "later": 10, "gainMicros": 81000, "costMicros": 117000,
-            "rewriteChars": 124800, "cache": "anthropic", "basis": "question"}}}));
+            "rewriteChars": 178800, "cache": "anthropic", "basis": "question"}}}));
         assert!(summary(&skip).contains(
             "  last checkpoint skipped (turn 10): not paying off: writing 31.2k tokens again costs $0.117; expected to save $0.081 over about 10 more requests (anthropic, after question)\n"
         ), "{}", summary(&skip));
@@ -592,7 +594,8 @@ mod tests {
                 "costUsd": 0.0, "ms": 5.0, "timedOut": false, "results": [], "breakEven": [b]});
             summary(&SummaryInput::from_value(json!({"records": [record]})))
         };
-        let money = json!({"rule": "checkpoint", "savedChars": 60200, "requests": 12, "rewriteChars": 124800, "expectedChars": 36100,
+        // Written again: the measure (160.9k characters) less the 36.1k expected to go.
+        let money = json!({"rule": "checkpoint", "savedChars": 60200, "requests": 12, "rewriteChars": 160900, "expectedChars": 36100,
             "later": 30, "gainMicros": 81000, "costMicros": 117000, "cache": "anthropic", "basis": "question", "paidOff": false});
         assert!(line(money).contains(
             "  break-even: checkpoint 60.2k pending, 36.1k expected to go: saves $0.081 over ~30 later requests < $0.117 to write 31.2k tokens again (anthropic, after question) → skipped\n"

@@ -10,6 +10,15 @@
 //!     ≥ tokens rewritten × (writing price − reading price) + the judge's cost
 //! ```
 //!
+//! "Tokens rewritten" are those the next request writes again: the cache's
+//! rewrite measure (from the first edited entry, or the read point before it)
+//! less the tokens expected to go, which are not sent at all. Against guard
+//! off, that request writes them at the writing price where it would have
+//! read the whole measure at the reading price; the difference is the premium
+//! on what is written, and the reading price of what went, which is the first
+//! of the later requests' savings. (The seed's rule in tokens, below, keeps
+//! its own measure: its factors were set on it.)
+//!
 //! Prices are the main model's, from Pi's catalog (`model.cost`, dollars per
 //! million tokens; the tier for the context's size where the catalog has
 //! tiers): a token kept in the context is read from the cache on every later
@@ -232,7 +241,9 @@ pub fn weigh(edit: Edit, prices: Prices, factor: usize) -> Worth {
     if prices.priced() {
         w.gain_micros = cost_micros(expected, prices.cache_read, edit.later);
         let premium = prices.write().saturating_sub(prices.cache_read);
-        w.cost_micros = cost_micros(edit.rewrite_chars, premium, 1).saturating_add(edit.judge_micros);
+        // What the next request writes again is the rewrite after the edit: the part expected to go is not sent.
+        let written = edit.rewrite_chars.saturating_sub(expected);
+        w.cost_micros = cost_micros(written, premium, 1).saturating_add(edit.judge_micros);
         w.paid_off = edit.rewrite_chars == 0 || w.gain_micros >= w.cost_micros;
     } else {
         w.factor = factor;
@@ -277,19 +288,21 @@ mod tests {
     #[test]
     fn a_checkpoint_in_money_on_anthropic() {
         // 40,000 characters pending (10k tokens), 60% expected to go: 6k tokens × $0.30/M × 10 later
-        // requests = $0.018. Writing 31.2k tokens again costs 31,200 × ($3.75 − $0.30)/M = $0.10764.
+        // requests = $0.018. The measure is 31.2k tokens; the 6k that go are not sent, so 25.2k are
+        // written again: 25,200 × ($3.75 − $0.30)/M = $0.08694.
         let edit =
             Edit { pending_chars: 40_000, share_permille: 600, rewrite_chars: 124_800, later: 10, judge_micros: 0 };
         let w = weigh(edit, sonnet(), 16);
         assert_eq!(
             (w.expected_chars, w.gain_micros, w.cost_micros, w.factor, w.paid_off),
-            (24_000, 18_000, 107_640, 0, false)
+            (24_000, 18_000, 86_940, 0, false)
         );
-        // 60 later requests: $0.108 ≥ $0.10764.
-        assert!(weigh(Edit { later: 60, ..edit }, sonnet(), 16).paid_off);
+        // $0.0018 a later request: 49 pay ($0.0882), 48 do not ($0.0864).
+        assert!(weigh(Edit { later: 49, ..edit }, sonnet(), 16).paid_off);
+        assert!(!weigh(Edit { later: 48, ..edit }, sonnet(), 16).paid_off);
         // The judge's cost is added to the rewrite's.
-        let w = weigh(Edit { later: 60, judge_micros: 1_000, ..edit }, sonnet(), 16);
-        assert_eq!((w.gain_micros, w.cost_micros, w.paid_off), (108_000, 108_640, false));
+        let w = weigh(Edit { later: 60, judge_micros: 21_100, ..edit }, sonnet(), 16);
+        assert_eq!((w.gain_micros, w.cost_micros, w.paid_off), (108_000, 108_040, false));
         // Nothing rewritten (the edits ride along with others): pays off at once.
         assert!(weigh(Edit { rewrite_chars: 0, later: 1, ..edit }, sonnet(), 16).paid_off);
     }
@@ -297,14 +310,14 @@ mod tests {
     #[test]
     fn a_prefix_cache_without_a_write_premium_pays_back_sooner() {
         // OpenAI: $1.25 input, $0.125 read. The same edit: gain 6k × $0.125/M × 10 = $0.0075;
-        // cost 31.2k × ($1.25 − $0.125)/M = $0.0351: 9 reads' worth per token rewritten, not 11.5.
+        // cost 25.2k × ($1.25 − $0.125)/M = $0.02835: 9 reads' worth per token rewritten, not 11.5.
         let openai = Prices { input: 1_250_000, cache_read: 125_000, cache_write: 0 };
         let edit =
             Edit { pending_chars: 40_000, share_permille: 600, rewrite_chars: 124_800, later: 10, judge_micros: 0 };
         let w = weigh(edit, openai, 13);
-        assert_eq!((w.gain_micros, w.cost_micros), (7_500, 35_100));
-        assert!(weigh(Edit { later: 47, ..edit }, openai, 13).paid_off);
-        assert!(!weigh(Edit { later: 46, ..edit }, openai, 13).paid_off);
+        assert_eq!((w.gain_micros, w.cost_micros), (7_500, 28_350));
+        assert!(weigh(Edit { later: 38, ..edit }, openai, 13).paid_off);
+        assert!(!weigh(Edit { later: 37, ..edit }, openai, 13).paid_off);
     }
 
     #[test]

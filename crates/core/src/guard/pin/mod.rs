@@ -117,6 +117,8 @@ struct Sent {
     at_ms: f64,
     /// Every block's prefix, in order.
     prefixes: Vec<u64>,
+    /// Every block's own hash, in order.
+    owns: Vec<u64>,
     /// The request's breakpoints after the pin: (prefix, chars, tool_use_id, ttl).
     breakpoints: Vec<(u64, usize, Option<String>, f64)>,
 }
@@ -142,7 +144,9 @@ impl Log {
     /// `now_ms`, and remembers the request as it will be sent.
     pub fn plan(&mut self, body: &Value, model: &str, now_ms: f64) -> Plan {
         let prompt = prefix::read(body);
-        let plan = place(&prompt, self.read_point(&prompt, model, now_ms), self.first_changed(&prompt, model));
+        let changed =
+            self.first_changed(&prompt, model).map(|first| Changed { first, last: self.last_changed(&prompt, first) });
+        let plan = place(&prompt, self.read_point(&prompt, model, now_ms), changed);
         self.remember(&prompt, &plan, model, now_ms);
         plan
     }
@@ -178,10 +182,13 @@ impl Log {
             return;
         }
         // Written: the breakpoints past what was read (the read ends at one
-        // of them, or before the first).
+        // of them, or before the first). The last one is certain: what was
+        // written ends there, however little it was (a turn adds 1–2 % to a
+        // long context); the others are estimated, so need a margin.
         for (prefix, chars, tool_use_id, ttl_ms) in &sent.breakpoints {
             let tokens = scale.tokens(*chars);
-            if *chars < MIN_ENTRY_CHARS || tokens <= cache_read as f64 + (tokens / 50.0).max(16.0) {
+            let past = *chars == last_chars || tokens > cache_read as f64 + (tokens / 50.0).max(16.0);
+            if *chars < MIN_ENTRY_CHARS || !past {
                 continue;
             }
             self.entries.retain(|e| !(e.model == model && e.prefix == *prefix));
@@ -219,6 +226,18 @@ impl Log {
         (same < sent.prefixes.len() && same < prompt.blocks.len()).then_some(same)
     }
 
+    /// The last block whose own content differs from the last request's
+    /// block at the same place, from `first` on (`first` when the blocks no
+    /// longer line up, as when an edit removed one).
+    fn last_changed(&self, prompt: &Prompt, first: usize) -> usize {
+        match self.last.as_ref().filter(|s| s.owns.len() == prompt.blocks.len()) {
+            Some(sent) => {
+                (first..prompt.blocks.len()).rev().find(|&i| prompt.blocks[i].own != sent.owns[i]).unwrap_or(first)
+            }
+            None => first,
+        }
+    }
+
     /// The latest logged entry of `model`, live at `now_ms`, whose prefix
     /// this body still has: its block.
     fn read_point(&self, prompt: &Prompt, model: &str, now_ms: f64) -> Option<usize> {
@@ -252,14 +271,24 @@ impl Log {
             model: model.to_string(),
             at_ms: now_ms,
             prefixes: prompt.blocks.iter().map(|b| b.prefix).collect(),
+            owns: prompt.blocks.iter().map(|b| b.own).collect(),
             breakpoints,
         });
     }
 }
 
-/// The breakpoints for one request (guard.md §8): the question first, then
-/// the read point, then the write anchor, within Anthropic's 4.
-fn place(prompt: &Prompt, read: Option<usize>, first_changed: Option<usize>) -> Plan {
+/// The blocks an edit changed since the last request: the first and the last.
+#[derive(Debug, Clone, Copy)]
+struct Changed {
+    first: usize,
+    last: usize,
+}
+
+/// The breakpoints for one request (guard.md §8), within Anthropic's 4: the
+/// question, or after an edit the read point, the write anchor, then the
+/// question (the read point's entry holds the question's prefix, so it is
+/// the one that matters now; the anchor is where the next edit reads from).
+fn place(prompt: &Prompt, read: Option<usize>, changed: Option<Changed>) -> Plan {
     let blocks = &prompt.blocks;
     // Pi's rolling breakpoint: the last one in `messages`. Without it Pi is
     // not caching this request (retention "none"), and neither does the pin.
@@ -284,15 +313,23 @@ fn place(prompt: &Prompt, read: Option<usize>, first_changed: Option<usize>) -> 
             }
         }
     }
-    if let Some(changed) = first_changed {
-        if let Some(r) = read.filter(|r| *r < changed) {
-            wanted.push((r, Why::Read));
+    if let Some(changed) = changed {
+        let mut edit = Vec::new();
+        if let Some(r) = read.filter(|r| *r < changed.first) {
+            edit.push((r, Why::Read));
         }
         // The write anchor: the end of the user message (a tool-result batch)
-        // that holds the first changed block, or the next one after it.
-        let holder = messages.iter().position(|m| m.first + m.len > changed && m.role == "user" && m.len > 0);
+        // that holds the last changed block, or the next one after it. A
+        // checkpoint edits the outputs before the latest turns, and the next
+        // one the outputs after those: it reads up to here.
+        let holder = messages.iter().position(|m| m.first + m.len > changed.last && m.role == "user" && m.len > 0);
         if let Some(m) = holder.filter(|m| Some(*m) != last) {
-            wanted.push((messages[m].first + messages[m].len - 1, Why::Write));
+            edit.push((messages[m].first + messages[m].len - 1, Why::Write));
+        }
+        if edit.first().is_some_and(|(_, why)| *why == Why::Read) {
+            wanted.splice(0..0, edit);
+        } else {
+            wanted.extend(edit);
         }
     }
     let mut seen = Vec::new();

@@ -29,6 +29,9 @@ pub struct Block {
     pub place: Place,
     /// The hash of the prefix that ends with this block.
     pub prefix: u64,
+    /// The hash of this block alone (its `cache_control` left out): which
+    /// blocks an edit changed, where the prefixes after the first all differ.
+    pub own: u64,
     /// Characters of the prefix that ends with this block (its JSON text,
     /// roughly: the measure the break-even rules and the log compare with
     /// usage tokens × 4).
@@ -125,9 +128,12 @@ pub fn read(body: &Value) -> Prompt {
     let push = |fnv: &mut Fnv, prompt: &mut Prompt, place: Place, b: &Value| {
         fnv.value(b, true);
         fnv.tag(11);
+        let mut own = Fnv { h: FNV_OFFSET, chars: 0 };
+        own.value(b, true);
         prompt.blocks.push(Block {
             place,
             prefix: fnv.h,
+            own: own.h,
             chars: fnv.chars,
             cache_control: b.get("cache_control").filter(|c| !c.is_null()).cloned(),
             tool_use_id: if b.get("type").and_then(Value::as_str) == Some("tool_result") {

@@ -104,18 +104,61 @@ fn run_then_edit(edited: usize, at: f64, model_after: &str) -> (Log, Plan) {
 }
 
 #[test]
-fn after_an_edit_the_read_point_and_the_write_anchor_follow_the_question() {
+fn after_an_edit_the_read_point_and_the_write_anchor_come_before_the_question() {
     let (log, p) = run_then_edit(6, 10_000.0, MODEL);
     // Message 12 holds output 5 (the last unchanged result, logged as Pi's
-    // rolling breakpoint of request 6); message 14 holds the edited output 6.
-    // Pi's 3 and these 3 would be 6: the system breakpoint makes room for
-    // one more, and the write anchor, last in priority, is left out.
-    assert_eq!(whys(&p), vec![(0, 0, Why::Question), (12, 0, Why::Read)]);
+    // rolling breakpoint of request 6); message 14 holds the edited output 6,
+    // the last changed block. Pi's 3 and these 3 would be 6: the system
+    // breakpoint makes room for one more, and the question, whose prefix the
+    // read point's entry holds, is left out.
+    assert_eq!(whys(&p), vec![(12, 0, Why::Read), (14, 0, Why::Write)]);
     assert!(p.drop_system);
-    assert_eq!(p.note, "question + read point (system breakpoint dropped)");
+    assert_eq!(p.note, "read point + write anchor (system breakpoint dropped)");
     // The break-even's read points: every live entry the last request still had.
     let points = log.read_points(MODEL, 10_001.0);
     assert!(points.contains(&"toolu_5".to_string()) && !points.contains(&"toolu_6".to_string()), "{points:?}");
+}
+
+#[test]
+fn the_anchor_is_at_the_last_changed_block_so_the_next_checkpoint_reads_up_to_it() {
+    let mut log = Log::default();
+    let mut outs = outputs(12);
+    for n in 1..=8 {
+        log.plan(&body_with(&outs[..n]), MODEL, n as f64 * 1_000.0);
+        log.observe(MODEL, 1_000, 5_000);
+    }
+    // A checkpoint distils outputs 2..=5 (messages 6..=12); output 6 is the latest turn's, not yet judged.
+    for out in &mut outs[2..=5] {
+        *out = "[distilled]".into();
+    }
+    let p = log.plan(&body_with(&outs[..8]), MODEL, 9_000.0);
+    assert_eq!(whys(&p), vec![(4, 0, Why::Read), (12, 0, Why::Write)], "anchored after output 5, not output 2");
+    log.observe(MODEL, 2_000, 3_000);
+    for n in 9..=11 {
+        log.plan(&body_with(&outs[..n]), MODEL, n as f64 * 1_000.0);
+        log.observe(MODEL, 4_000, 500);
+    }
+    // The next checkpoint distils outputs 6..=9: it reads from the anchor.
+    for out in &mut outs[6..=9] {
+        *out = "[distilled]".into();
+    }
+    let p = log.plan(&body_with(&outs[..11]), MODEL, 12_000.0);
+    assert_eq!(whys(&p)[0], (12, 0, Why::Read));
+}
+
+#[test]
+fn a_small_write_at_the_end_of_a_long_prefix_is_an_entry() {
+    let mut log = Log::default();
+    let outs = outputs(8);
+    for n in 1..=8 {
+        log.plan(&body_with(&outs[..n]), MODEL, n as f64 * 1_000.0);
+        // A turn adds under 2 % to what was read: still written, at Pi's rolling breakpoint.
+        log.observe(MODEL, 60_000, 900);
+    }
+    let points = log.read_points(MODEL, 9_000.0);
+    for i in 0..7 {
+        assert!(points.contains(&format!("toolu_{i}")), "{points:?}");
+    }
 }
 
 #[test]
@@ -125,7 +168,7 @@ fn a_read_point_expires_with_its_ttl() {
     assert_eq!(
         whys(&p),
         vec![(0, 0, Why::Question), (14, 0, Why::Write)],
-        "the write anchor takes the read point's place"
+        "no read point: the question first, then the write anchor"
     );
     let (_, p) = run_then_edit(6, 59.0 * MIN, MODEL);
     assert!(whys(&p).contains(&(12, 0, Why::Read)));
@@ -135,7 +178,7 @@ fn a_read_point_expires_with_its_ttl() {
 fn an_edit_before_an_entry_invalidates_it() {
     let (_, p) = run_then_edit(1, 10_000.0, MODEL);
     // Outputs 1..7 changed prefix: only output 0 (message 2) is still read.
-    assert_eq!(whys(&p)[1], (2, 0, Why::Read));
+    assert_eq!(whys(&p)[0], (2, 0, Why::Read));
     let (_, p) = run_then_edit(0, 10_000.0, MODEL);
     assert_eq!(whys(&p), vec![(0, 0, Why::Question), (2, 0, Why::Write)], "no entry is left before the edit");
 }
