@@ -425,17 +425,16 @@ mod tests {
     fn the_bill_line_is_the_guards_own_under_the_guard_part() {
         use crate::kept::{Bill, Stats};
         let bill = Bill { line: "saved ~$0.0100 (est. …)".into(), ..Bill::default() };
+        // Read back as the extension hands the guard's figures over.
         let stats = Stats::from_value(serde_json::json!({ "items": 1, "bill": serde_json::to_value(&bill).unwrap() }));
-        assert_eq!(stats.bill.as_ref().map(|b| b.line.as_str()), Some("saved ~$0.0100 (est. …)"));
-        let line = stats
-            .bill
-            .as_ref()
-            .map(|b| format!("Net effect of context-guard on the main model's bill so far: {}", b.line));
-        assert_eq!(
-            line.as_deref(),
-            Some("Net effect of context-guard on the main model's bill so far: saved ~$0.0100 (est. …)")
-        );
-        // A bill without its line is no bill.
-        assert_eq!(Stats::from_value(serde_json::json!({ "bill": { "edits": 2 } })).bill, None);
+        let mut i = inputs(Some(5000.0));
+        i.guard = Some(stats);
+        let r = build(&i);
+        let said = "Net effect of context-guard on the main model's bill so far: saved ~$0.0100 (est. …)";
+        assert_eq!(r.sentences.bill.as_deref(), Some(said));
+        assert!(r.text.contains(&format!("\n{said}\n")), "{}", r.text);
+        // Without a bill (the status bar's figures, or a bill without its line): no line.
+        i.guard = Some(Stats::from_value(serde_json::json!({ "items": 1, "bill": { "edits": 2 } })));
+        assert_eq!(build(&i).sentences.bill, None);
     }
 }
