@@ -15,8 +15,8 @@ type Loose = Record<string, any>;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** Characters of a result's text blocks (a string content counts whole): what a recall brought back. */
-function textChars(content: unknown): number {
+/** Characters of a message's text blocks (a string content counts whole): what a recall brought back (the audit's tool output too). */
+export function textChars(content: unknown): number {
   if (typeof content === "string") return content.length;
   if (!Array.isArray(content)) return 0;
   let n = 0;
