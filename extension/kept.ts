@@ -16,6 +16,28 @@ export interface GuardStats {
   requests: number;
   inputTokens: number;
   costUsd: number;
+  /** The guard's net effect on the main model's bill so far (`/guard` and `/context` add it; the status bar does not). */
+  bill?: GuardBill;
+}
+
+/**
+ * The guard's net effect on the main model's bill so far, an estimate (`Bill` in Rust, computed by
+ * the core's guard/bill.rs): reads saved − rewrites paid − judge paid. Dollars are `null` without prices.
+ */
+export interface GuardBill {
+  edits: number;
+  savedTokens: number;
+  rewriteTokens: number;
+  savedUsd: number | null;
+  rewriteUsd: number | null;
+  judgeUsd: number;
+  netUsd: number | null;
+  /** Dollars per million tokens. */
+  readPrice: number | null;
+  writePrice: number | null;
+  prices: "usage" | "catalog" | "usage and catalog" | "none";
+  /** The figure in words, the same in every place that shows it. */
+  line: string;
 }
 
 /** What the guard keeps out of this session's window; `undefined` when the guard is off or cannot say. */

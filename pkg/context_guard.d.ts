@@ -104,6 +104,13 @@ export function finishPass(pass: Pass, answers: Uint8Array | number[]): string;
 export function fitSegment(settings: string, context_window?: number | null): string;
 
 /**
+ * The guard's net effect on the main model's bill so far: the JSON text of a
+ * `guard::bill::BillInput` (the branch's events, the catalog's prices) in, the
+ * `Bill` as JSON out.
+ */
+export function guardBill(input: string): string;
+
+/**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
  * and the status-bar text, from the columns of `stats::columns`:
  *
@@ -224,6 +231,7 @@ export interface InitOutput {
     readonly countSecrets: (a: number, b: number) => number;
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
+    readonly guardBill: (a: number, b: number) => [number, number, number, number];
     readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -375,6 +375,34 @@ export function fitSegment(settings, context_window) {
 }
 
 /**
+ * The guard's net effect on the main model's bill so far: the JSON text of a
+ * `guard::bill::BillInput` (the branch's events, the catalog's prices) in, the
+ * `Bill` as JSON out.
+ * @param {string} input
+ * @returns {string}
+ */
+export function guardBill(input) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.guardBill(ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
  * `{ stats, status }`: the savings, lifetime total and usage on the branch,
  * and the status-bar text, from the columns of `stats::columns`:
  *

@@ -13,6 +13,7 @@ export const cachelog_readPoints: (a: number, b: number, c: number, d: number) =
 export const countSecrets: (a: number, b: number) => number;
 export const finishPass: (a: number, b: number, c: number) => [number, number, number, number];
 export const fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
+export const guardBill: (a: number, b: number) => [number, number, number, number];
 export const guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
 export const guardSummary: (a: number, b: number) => [number, number, number, number];
 export const judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -6,6 +6,8 @@
 // characters as Pi's `estimateTokens` counts them, dollars from the prices
 // the session's own recorded usage implies.
 
+import { textChars } from "../guard/bill.ts";
+
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */
 export interface ToolOutput {
   results: number;
@@ -90,14 +92,6 @@ type Loose = Record<string, any>;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** Characters of a message's text blocks (a string content counts whole). */
-export function textChars(content: unknown): number {
-  if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const b of content) if (b?.type === "text" && typeof b.text === "string") n += b.text.length;
-  return n;
-}
 
 /** Pi's `calculateContextTokens` (compaction.js): `totalTokens`, else the four counts summed. */
 export function contextTokens(usage: Loose | undefined): number {

@@ -206,6 +206,12 @@ export function didSentence(e: Estimate): string | undefined {
   return lines.join(" ");
 }
 
+/** The guard's net effect on the main model's bill (guard/bill.rs's line, as `/guard` and `/context` show it); undefined where it did nothing. */
+export function billSentence(s: SessionRead, e: Estimate): string | undefined {
+  if (!e.did || !s.bill) return undefined;
+  return `Its net effect on the main model's bill so far: ${s.bill.line}.`;
+}
+
 /**
  * What the guard would do, in two sentences: what it would remove or ask about (starting "The guard
  * would"), and what that would spare the later requests and cost in cache writes (absent when there is
@@ -273,6 +279,8 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
     if (s.file) out.push(`  whole file (${s.entries} entries, branch ${s.branchEntries}):`, ...figureLines(s.file, "    "));
     const did = didSentence(e);
     if (did) out.push(`  ${did}`);
+    const bill = billSentence(s, e);
+    if (bill) out.push(`  ${bill}`);
     if (w && e.would) {
       const n = e.would;
       const images = n.images > 0 ? `${tokens(n.imageTokens)} (${plural(n.images, "image")})` : "none";
@@ -347,6 +355,7 @@ export function json(list: Audited[], failed: { path: string; error: string }[])
       wouldDo: w ?? null,
       wouldDoError: wouldDoError ?? null,
       estimate: est[i],
+      bill: s.bill ?? null,
       warnings: s.warnings,
     })),
     failed,

@@ -16,6 +16,8 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { core } from "../core.ts";
 import { type Figures, LaterRequests, Tally } from "./figures.ts";
+import { BillEvents, billOf } from "../guard/bill.ts";
+import type { GuardBill } from "../kept.ts";
 
 /** The session format this audit reads: Pi's `CURRENT_SESSION_VERSION` in 1.3.0 and 1.6.0. */
 export const SESSION_VERSION = 3;
@@ -70,6 +72,12 @@ export interface SessionRead {
   model: { provider: string; api: string } | undefined;
   /** The branch's requests after the run of each tool result and prompt. */
   later: LaterRequests;
+  /**
+   * The guard's net effect on the main model's bill on the branch (guard/bill.ts, the figure `/guard`
+   * and `/context` show), priced by the session's recorded usage only (no catalog here); undefined
+   * when the core could not compute it.
+   */
+  bill: GuardBill | undefined;
   light: Branch;
 }
 
@@ -226,6 +234,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
 
   const branchTally = new Tally();
   const later = new LaterRequests();
+  const billEvents = new BillEvents();
   const sink = new TextSink();
   const entries: Loose[] = [];
   let model: SessionRead["model"];
@@ -236,11 +245,14 @@ export async function readSession(path: string, size: number): Promise<ReadResul
     const entry = JSON.parse(line) as Loose;
     branchTally.add(entry);
     later.add(entry);
+    billEvents.add(entry);
     const m = entry.type === "message" ? entry.message : undefined;
     if (m?.role === "assistant" && typeof m.provider === "string") model = { provider: m.provider, api: typeof m.api === "string" ? m.api : "" };
     entries.push(light(entry, sink));
   }
   const { texts, lengths } = sink.done();
+  const bill = billOf(billEvents.events, undefined);
+  if (!bill.ok) warnings.push(`the guard's net effect on the bill was not computed: ${bill.error}`);
   return {
     ok: true,
     session: {
@@ -257,6 +269,7 @@ export async function readSession(path: string, size: number): Promise<ReadResul
       branchEntries: entries.length,
       model,
       later,
+      bill: bill.ok ? bill.value : undefined,
       light: { entries, leafId, texts, lengths },
     },
   };

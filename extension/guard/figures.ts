@@ -15,6 +15,7 @@ import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
 import { isEdited, type ProjectedEntry, rawMessage } from "./collect.ts";
 import { guardCore, type SavingsColumns, type StatusText } from "./wasm.ts";
+import { sessionBill } from "./bill.ts";
 
 export const RECORD_TYPE = "context-guard";
 
@@ -233,9 +234,14 @@ export function guardFigures(ctx: ExtensionContext): { ok: true; value: { stats:
   return callCore(() => guardCore.savings(statsInput(ctx).input));
 }
 
-/** What `/context` shows of the guard; `undefined` when the guard is switched off for this process. */
+/**
+ * What `/context` shows of the guard, with its net effect on the bill (guard/bill.ts, the figure
+ * `/guard` shows too); `undefined` when the guard is switched off for this process.
+ */
 export function keptOut(ctx: ExtensionContext): GuardStats | undefined {
   if (disabledBy(["guard", "context-guard"])) return undefined;
   const figures = guardFigures(ctx);
-  return figures.ok ? figures.value.stats : undefined;
+  if (!figures.ok) return undefined;
+  const bill = sessionBill(ctx);
+  return bill ? { ...figures.value.stats, bill } : figures.value.stats;
 }

@@ -16,6 +16,7 @@ import { say, say as sayInUi, setStatus } from "../ui.ts";
 import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
+import { sessionBill } from "./bill.ts";
 import { classifierWindow, findClassifier, judgePrice, listModels, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerPin } from "./pin.ts";
@@ -310,7 +311,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             cachePin: settings.enabled ? pin.describe(ctx, settings) : undefined,
             lastBreakEven,
             pruneExchanges: settings.pruneExchanges,
-            stats: figures.ok ? figures.value.stats : ({} as GuardStats),
+            stats: { ...(figures.ok ? figures.value.stats : ({} as GuardStats)), bill: sessionBill(ctx) },
             records,
             coreVersion: core.version(),
             coreLoadMs,

@@ -450,3 +450,16 @@ export interface CompactionDecision {
   /** The line `/guard` shows. */
   line?: string;
 }
+
+/** One branch entry the bill reads (guard/bill.rs `Event`), in branch order. */
+export type BillEvent =
+  | { type: "request"; usage: { input: number; cacheRead: number; cacheWrite: number; cost: { input: number; cacheRead: number; cacheWrite: number } } }
+  | { type: "record"; data: unknown }
+  | { type: "recall"; chars: number }
+  | { type: "compaction" };
+
+/** What the bill reads: the branch's events, and the catalog's prices of the main model (dollars per million tokens). */
+export interface BillInput {
+  events: BillEvent[];
+  catalog?: { input: number; cacheRead: number; cacheWrite: number };
+}

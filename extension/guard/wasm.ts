@@ -8,11 +8,12 @@
 // come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
 import "../core.ts"; // instantiates the wasm module before any call
-import type { GuardStats } from "../kept.ts";
+import type { GuardBill, GuardStats } from "../kept.ts";
 import type {
   CompactionDecision,
   CompactionInput,
   BreakEvenDecision,
+  BillInput,
   CheckpointGate,
   CheckpointInput,
   GuardRecord,
@@ -260,6 +261,8 @@ export const guardCore = {
   savings: (c: SavingsColumns): { stats: GuardStats; status: StatusText } =>
     JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
+  /** The guard's net effect on the main model's bill (guard/bill.rs) from the branch's events (`guard/bill.ts`). */
+  bill: (input: BillInput): GuardBill => JSON.parse(wasm.guardBill(JSON.stringify(input))),
   beforeCompaction: (input: CompactionInput): CompactionDecision => JSON.parse(wasm.beforeCompaction(JSON.stringify(input))),
   /** A text as a request to the judge would carry it, and the secrets found (guard/secrets): for tests and the bench. */
   withholdSecrets: (text: string, patterns: string[] = []): { text: string; found: [kind: string, secret: string][] } =>

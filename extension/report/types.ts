@@ -184,6 +184,8 @@ export interface ContextReport {
     guard?: string;
     keptKinds?: string[];
     recalled?: string;
+    /** The guard's net effect on the main model's bill so far (an estimate; the guard computes it). */
+    bill?: string;
   };
   /** The plain-text report, for every mode but the TUI. */
   text: string;

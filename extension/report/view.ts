@@ -188,6 +188,7 @@ export class ContextScreen implements Component {
       for (const line of s.keptKinds) lines.push(...this.sentence(`    ${line}`, "dim", width));
     }
     if (s.recalled) lines.push(...this.sentence(s.recalled, "dim", width));
+    if (s.bill) lines.push(...this.sentence(s.bill, "dim", width));
     lines.push("");
     lines.push(...this.sentence(s.history, "muted", width));
     lines.push(...this.requests(width));

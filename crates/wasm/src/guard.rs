@@ -165,6 +165,14 @@ pub fn guard_summary(input: &str) -> Result<String, JsError> {
     context_guard_core::guard::summary::summary_json(input).map_err(|e| JsError::new(&e))
 }
 
+/// The guard's net effect on the main model's bill so far: the JSON text of a
+/// `guard::bill::BillInput` (the branch's events, the catalog's prices) in, the
+/// `Bill` as JSON out.
+#[wasm_bindgen(js_name = guardBill)]
+pub fn guard_bill(input: &str) -> Result<String, JsError> {
+    context_guard_core::guard::bill::bill_json(input).map_err(|e| JsError::new(&e))
+}
+
 /// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
 /// in, its `Decision` out (whether Pi is about to compact, whether the
 /// checkpoint's edits keep it under the threshold, the line `/guard` shows).

@@ -29,6 +29,8 @@
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
 //! - [`summary`]: the `/guard` text;
+//! - [`bill`]: the guard's net effect on the main model's bill so far, which
+//!   `/guard`, `/context` and the audit show;
 //! - [`window`]: `maxSegmentChars` as the classifier's context window allows;
 //! - [`compaction`]: distill before Pi compacts (whether Pi is about to, and
 //!   whether a checkpoint's edits keep it under the threshold).
@@ -39,6 +41,7 @@
 //! below both (`classify`, `outcome`).
 
 pub mod audit;
+pub mod bill;
 pub mod cache;
 pub mod checkpoint;
 pub mod chunk;

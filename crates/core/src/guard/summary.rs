@@ -200,6 +200,9 @@ pub fn summary(input: &SummaryInput) -> String {
         short_count(s.input_tokens.max(0.0) as usize),
         fixed(s.cost_usd.max(0.0), 4)
     ));
+    if let Some(bill) = &s.bill {
+        lines.push(format!("  net effect on the main model's bill so far: {}", bill.line));
+    }
     lines.push(format!(
         "  old exchanges: {}; mid-run checkpoints: {}",
         if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
@@ -451,6 +454,28 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("small outputs ("), "{text}");
+    }
+
+    #[test]
+    fn shows_the_bill_the_extension_computed_and_nothing_without_it() {
+        use crate::guard::bill::{bill, BillInput, Catalog, Event, Usage};
+        let request =
+            |read: f64, write: f64| Event::Request(Usage { cache_read: read, cache_write: write, ..Usage::default() });
+        let events = vec![
+            request(0.0, 10_000.0),
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0 },
+            request(4_000.0, 5_000.0),
+        ];
+        let catalog = Catalog { input: 3.0, cache_read: 0.3, cache_write: 3.75 };
+        let b = bill(&BillInput { events, catalog: Some(catalog) });
+        // Read back as the extension hands it over, inside the figures.
+        let stats = json!({ "runs": 1, "bill": serde_json::to_value(&b).unwrap() });
+        let input = SummaryInput::from_value(json!({ "enabled": true, "stats": stats }));
+        let text = summary(&input);
+        assert!(text.contains(&format!("\n  net effect on the main model's bill so far: {}\n", b.line)), "{text}");
+        assert!(b.line.starts_with("lost ~$0.0132 (est. from Pi's recorded usage"), "{}", b.line);
+        let input = SummaryInput::from_value(json!({ "enabled": true, "stats": { "runs": 1 } }));
+        assert!(!summary(&input).contains("net effect"));
     }
 
     #[test]

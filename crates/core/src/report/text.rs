@@ -59,6 +59,9 @@ pub struct Sentences {
     /// What context-guard keeps out of the window, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<String>,
+    /// The guard's net effect on the main model's bill so far, when the guard computed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bill: Option<String>,
 }
 
 /// Every sentence of the report.
@@ -73,6 +76,11 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         cache: super::requests::cache_line(&r.requests),
         cost: super::requests::cost_line(&r.requests),
         guard: r.guard.as_ref().map(guard_line),
+        bill: r
+            .guard
+            .as_ref()
+            .and_then(|g| g.bill.as_ref())
+            .map(|b| format!("Net effect of context-guard on the main model's bill so far: {}", b.line)),
         kept_kinds: r.kept_detail.as_ref().map(super::kept_detail::kind_lines).unwrap_or_default(),
         recalled: r.kept_detail.as_ref().filter(|d| d.kept_out > 0).map(super::kept_detail::recall_line),
     }
@@ -247,7 +255,7 @@ pub fn render(r: &ContextReport) -> String {
             let _ = writeln!(out, "    {line}");
         }
     }
-    if let Some(line) = &s.recalled {
+    for line in [&s.recalled, &s.bill].into_iter().flatten() {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out);
@@ -411,5 +419,22 @@ mod tests {
             line(Stats { saved_chars: 0, items: 0, lifetime_chars: 316_000, compacted: true, ..Stats::default() }),
             "Kept out by context-guard: nothing right now; ~79.0k on this branch in all, some before a compaction"
         );
+    }
+
+    #[test]
+    fn the_bill_line_is_the_guards_own_under_the_guard_part() {
+        use crate::kept::{Bill, Stats};
+        let bill = Bill { line: "saved ~$0.0100 (est. …)".into(), ..Bill::default() };
+        // Read back as the extension hands the guard's figures over.
+        let stats = Stats::from_value(serde_json::json!({ "items": 1, "bill": serde_json::to_value(&bill).unwrap() }));
+        let mut i = inputs(Some(5000.0));
+        i.guard = Some(stats);
+        let r = build(&i);
+        let said = "Net effect of context-guard on the main model's bill so far: saved ~$0.0100 (est. …)";
+        assert_eq!(r.sentences.bill.as_deref(), Some(said));
+        assert!(r.text.contains(&format!("\n{said}\n")), "{}", r.text);
+        // Without a bill (the status bar's figures, or a bill without its line): no line.
+        i.guard = Some(Stats::from_value(serde_json::json!({ "items": 1, "bill": { "edits": 2 } })));
+        assert_eq!(build(&i).sentences.bill, None);
     }
 }
