@@ -306,6 +306,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             midRunBreakEven: settings.midRunBreakEven,
             laterRequests: settings.laterRequests,
             midRunMinAgeTurns: settings.midRunMinAgeTurns,
+            midRunMinTurns: settings.midRunMinTurns,
             lastSkip,
             beforeCompaction: compactionLine,
             cachePin: settings.enabled ? pin.describe(ctx, settings) : undefined,

@@ -80,6 +80,7 @@ export type PassSkip =
   | "nothing-eligible"
   | "below-batch"
   | "not-paying-off"
+  | "early-in-run"
   | "judge-not-worth-it";
 
 // ---------------------------------------------------------------------------
@@ -113,6 +114,7 @@ export interface GuardSettings {
   pinAnthropicCache: boolean;
   midRun: boolean;
   midRunMinAgeTurns: number;
+  midRunMinTurns: number;
   midRunBatchChars: number;
   midRunBatchCharsOpenAI: number;
   midRunChunkKeepThreshold: number;

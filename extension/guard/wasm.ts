@@ -103,6 +103,7 @@ export interface SummaryInput {
   warnings: string[];
   midRun: boolean;
   midRunMinAgeTurns?: number;
+  midRunMinTurns?: number;
   midRunBatchChars?: number;
   /** The money rule's switch, the room trigger and the estimator of later requests (guard/worth.rs), for the checkpoints' line. */
   midRunBreakEven?: boolean;

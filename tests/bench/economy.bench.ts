@@ -146,9 +146,14 @@ const CONFIGURATIONS: { name: string; settings: Record<string, unknown> }[] = [
         { name: "laterRequests: session", settings: { laterRequests: "session" } },
         { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
         { name: "room 30k, min 8k", settings: { midRunRoomTokens: 30_000, midRunRoomMinTokens: 8_000 } },
-        { name: "age gate 1", settings: { midRunMinAgeTurns: 1 } },
+        { name: "age gate 4 (seed 001)", settings: { midRunMinAgeTurns: 4 } },
         { name: "age gate 2", settings: { midRunMinAgeTurns: 2 } },
+        { name: "batch 4k chars", settings: { midRunBatchChars: 4_000 } },
+        { name: "batch 20k chars", settings: { midRunBatchChars: 20_000 } },
         { name: "batch 30k chars", settings: { midRunBatchChars: 30_000 } },
+        { name: "batch 60k chars", settings: { midRunBatchChars: 60_000 } },
+        { name: "midRunMinTurns: 1", settings: { midRunMinTurns: 1 } },
+        { name: "batch 20k, midRunMinTurns: 1", settings: { midRunBatchChars: 20_000, midRunMinTurns: 1 } },
       ]
     : []),
 ];
@@ -502,19 +507,11 @@ for (const provider of PROVIDERS) {
   );
   const bound = `${provider}: (d) each such run costs at most 1.15× the hindsight bound's cheapest schedule (both replayed through the bound's model)`;
   const list = bounds.get(provider) ?? [];
-  // Missed by a little at the defaults on the 48- and 64-request runs (1.15–1.20×), printed and not counted:
-  // the bound checkpoints at nearly every turn, and the suite shows the way there differs by provider. On
-  // OpenAI a batch of 4,000 characters comes within 1.02–1.03× of it (suite 0.47×); on Anthropic the same
-  // smaller batches cost more in the server's count (suite 0.86×, past target (c), which comes first),
-  // because the room trigger then lets late checkpoints through that the money rule refuses. A batch per
-  // provider is the next step (docs/GUARD.md, "How the defaults were chosen"). The search-and-read run
-  // (32 requests, added later with the defaults unchanged) misses it by more, 1.26× on Anthropic and 1.42× on
-  // OpenAI when first measured (2026-12-02): its outputs are all alike and each judged down to a few lines,
-  // so the bound checkpoints after every read while the 60,000-character batch waits for about six.
-  const boundReason =
-    "at the defaults the longest fix runs and the search-and-read run come past 1.15× of the bound; a per-provider batch is the next step (docs/GUARD.md, \"How the defaults were chosen\")";
+  // Counted since the defaults meet it (2026-12-02, docs/GUARD.md "How the defaults were chosen"): the
+  // money rule charges what is written again, the Anthropic pin anchors each checkpoint's rewrite where the
+  // next one reads from, and the batch is 10,000 characters from turn 8 of a run.
   console.log(
-    `  ${bound}: ${list.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(bound, list.every((b) => b.own.cost <= 1.15 * b.best.cost), boundReason)}`,
+    `  ${bound}: ${list.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(bound, list.every((b) => b.own.cost <= 1.15 * b.best.cost))}`,
   );
 }
 const all = [...figures.values()].flat(2);

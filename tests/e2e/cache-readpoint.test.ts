@@ -62,7 +62,8 @@ async function twoPrompts(c: Case) {
     ...loopback.options,
     files,
     classifier: keepMatching("KEEP"),
-    guardSettings: { pinAnthropicCache: c.pin ?? true },
+    // The edit under test is the first run's end: no checkpoint during it.
+    guardSettings: { pinAnthropicCache: c.pin ?? true, midRun: false },
   });
   try {
     await loopback.select(pi);

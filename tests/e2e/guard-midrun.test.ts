@@ -20,7 +20,9 @@ import type { PiSession, Step } from "../harness/session.ts";
 /** The defaults the gates use (seed 001 REFERENCE.md). */
 /** `midRunMinAgeTurns`' default (the economy suite's choice; seed 001 said 4). */
 const MIN_AGE_TURNS = 1;
-const BATCH_CHARS = 60_000;
+/** `midRunMinTurns` and `midRunBatchChars`' defaults (the economy suite's choice; seed 001 had no first turn and a 60,000 batch). */
+const MIN_TURNS = 8;
+const BATCH_CHARS = 10_000;
 const SMALL_MIN_CHARS = 400;
 
 /** Per branch entry, the turn it belongs to (assistant messages so far in the run). */
@@ -41,14 +43,14 @@ function checkpoints(branch: Loose[]): { turn: number; data: Loose }[] {
 /**
  * The first turn at whose end the outputs eligible by guard.md §7 reach the batch, counted here from
  * the raw branch: tool results of the run of at least 400 characters, not `edit`/`write`, whose call is
- * at least `midRunMinAgeTurns` turns old.
+ * at least `midRunMinAgeTurns` turns old; not before turn `midRunMinTurns`.
  */
 function firstBatchTurn(branch: Loose[]): number | undefined {
   const at = turns(branch);
   const outputs = branch.flatMap((e, i) =>
     e.type === "message" && e.message.role === "toolResult" && !["edit", "write"].includes(e.message.toolName) ? [{ turn: at[i], chars: textOf(e.message).length }] : [],
   );
-  for (let turn = 1; turn <= at.at(-1)!; turn++) {
+  for (let turn = MIN_TURNS; turn <= at.at(-1)!; turn++) {
     const pending = outputs.filter((o) => o.chars >= SMALL_MIN_CHARS && turn - o.turn >= MIN_AGE_TURNS).reduce((n, o) => n + o.chars, 0);
     if (pending >= BATCH_CHARS) return turn;
   }
@@ -144,7 +146,7 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
     const text = await guardText(pi);
     assert.match(text, new RegExp(`1 run-end pass, ${fired.length} mid-run checkpoints,`));
     // This test turns the break-even off: the line names the batch and the room trigger, not the money rule.
-    assert.match(text, /mid-run checkpoints: on \(outputs at least 1 turn old, in batches of 60\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/);
+    assert.match(text, /mid-run checkpoints: on \(from turn 8, outputs at least 1 turn old, in batches of 10\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/);
     assert.match(text, /last mid-run checkpoint \(\d+ ms, \d+ requests?, [\d.]+k chars kept out\):\n {4}(distilled|removed|kept) /);
     assert.doesNotMatch(text, /not in this version/);
   } finally {

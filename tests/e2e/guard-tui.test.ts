@@ -46,7 +46,7 @@ test(`Pi ${piVersion} TUI: a missing model and a missing key are named`, async (
 test(`Pi ${piVersion} TUI: 🛡 distilling… at a mid-run checkpoint, while the run goes on`, async () => {
   // Gates opened so a checkpoint fires at the second turn's end (the first search is then one turn old
   // and over the batch); the third call keeps the run going after it, so the answer comes only later.
-  const guardSettings = { model: "fakejev/jev-test", midRunMinAgeTurns: 1, midRunBatchChars: 5_000, midRunBreakEven: false };
+  const guardSettings = { model: "fakejev/jev-test", midRunMinAgeTurns: 1, midRunMinTurns: 1, midRunBatchChars: 5_000, midRunBreakEven: false };
   const run = [
     { tool: "bash", args: { command: "rg -n status src/services" } },
     { tool: "bash", args: { command: "rg -n retry src/services" } },

@@ -673,6 +673,7 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
             .collect();
         let settings = Settings {
             mid_run_min_age_turns: 1 + rng.below(5),
+            mid_run_min_turns: 1 + rng.below(10),
             mid_run_batch_chars: 1 + rng.below(20_000),
             mid_run_break_even: rng.chance(50),
             max_segment_chars: 1000 + rng.below(20_000),

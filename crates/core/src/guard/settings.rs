@@ -22,6 +22,7 @@
 //! | parallel requests | `concurrency` | integer 1–64 |
 //! | turns / exchanges | `historyExchanges` | integer 0–10 (REFERENCE.md) |
 //! | | `midRunMinAgeTurns` | integer 1–100 (REFERENCE.md) |
+//! | | `midRunMinTurns` | integer 1–1000 (issue 20) |
 //! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
 //! | tokens that `0` turns off | `midRunRoomTokens`, `midRunRoomMinTokens` | integer 0–100,000,000 |
 //! | estimator | `laterRequests` | `"turns"`, `"session"` or `"median"` (`worth::Estimator`) |
@@ -75,6 +76,9 @@ pub struct Settings {
     pub pin_anthropic_cache: bool,
     pub mid_run: bool,
     pub mid_run_min_age_turns: usize,
+    /// No checkpoint before this turn of a run unless the room trigger lets
+    /// it through: a short run stays as it is (issue 20, target a).
+    pub mid_run_min_turns: usize,
     pub mid_run_batch_chars: usize,
     #[serde(rename = "midRunBatchCharsOpenAI")]
     pub mid_run_batch_chars_openai: usize,
@@ -127,7 +131,9 @@ impl Default for Settings {
             mid_run: true,
             // Seed 001 says 4; the economy suite chose 1 (docs/GUARD.md, "When an edit pays off").
             mid_run_min_age_turns: 1,
-            mid_run_batch_chars: 60_000,
+            // The economy suite's choice: runs of at most 8 requests never see a checkpoint.
+            mid_run_min_turns: 8,
+            mid_run_batch_chars: 10_000,
             mid_run_batch_chars_openai: 60_000,
             mid_run_chunk_keep_threshold: 0.6,
             mid_run_break_even: true,
@@ -271,6 +277,7 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         "pinAnthropicCache" => s.pin_anthropic_cache = boolean(key, v, d.pin_anthropic_cache, w),
         "midRun" => s.mid_run = boolean(key, v, d.mid_run, w),
         "midRunMinAgeTurns" => s.mid_run_min_age_turns = int(key, v, 1, 100, d.mid_run_min_age_turns, w),
+        "midRunMinTurns" => s.mid_run_min_turns = int(key, v, 1, 1000, d.mid_run_min_turns, w),
         "midRunBatchChars" => s.mid_run_batch_chars = int(key, v, 1, MAX_CHARS, d.mid_run_batch_chars, w),
         "midRunBatchCharsOpenAI" => {
             s.mid_run_batch_chars_openai = int(key, v, 1, MAX_CHARS, d.mid_run_batch_chars_openai, w)
@@ -577,7 +584,8 @@ mod tests {
         assert_eq!(s.exclude_tools, ["edit", "write"]);
         assert!(s.distill_errors && !s.keep_cited_files);
         assert_eq!(s.history_exchanges, 3);
-        assert_eq!((s.mid_run_min_age_turns, s.mid_run_batch_chars, s.mid_run_batch_chars_openai), (1, 60_000, 60_000));
+        assert_eq!((s.mid_run_min_age_turns, s.mid_run_batch_chars, s.mid_run_batch_chars_openai), (1, 10_000, 60_000));
+        assert_eq!(s.mid_run_min_turns, 8);
         assert_eq!((s.small_result_min_chars, s.small_keep_threshold), (400, 0.45));
         assert_eq!((s.keep_recent_exchanges, s.exchange_omit_threshold, s.exchange_min_saving_chars), (2, 0.2, 8000));
         assert_eq!(s.image_keep_turns, 3);
@@ -618,10 +626,12 @@ mod tests {
         let (s, w) = parse(
             r#"{ "minResultChars": -1, "chunkKeepThreshold": 1.5, "historyExchanges": 11, "midRunMinAgeTurns": 0,
                  "concurrency": 2.5, "enabled": "yes", "model": "noslash", "excludeTools": ["a", 3], "typo": 1,
-                 "midRunRoomTokens": -5, "midRunRoomMinTokens": 100000001, "laterRequests": "mean" }"#,
+                 "midRunRoomTokens": -5, "midRunRoomMinTokens": 100000001, "laterRequests": "mean",
+                 "midRunMinTurns": 0 }"#,
         );
         assert_eq!(s, Settings::default());
         for key in [
+            "midRunMinTurns",
             "midRunRoomTokens",
             "midRunRoomMinTokens",
             "laterRequests",
@@ -637,7 +647,7 @@ mod tests {
         ] {
             assert!(w.iter().any(|m| m.contains(&format!("\"{key}\""))), "no warning for {key}: {w:?}");
         }
-        assert_eq!(w.len(), 12);
+        assert_eq!(w.len(), 13);
         assert!(
             w.iter().any(|m| m == "\"laterRequests\" must be \"turns\", \"session\" or \"median\"; using \"median\""),
             "{w:?}"

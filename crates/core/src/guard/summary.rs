@@ -43,6 +43,8 @@ pub struct SummaryInput {
     pub last_break_even: Vec<BreakEven>,
     /// `midRunMinAgeTurns` and `midRunBatchChars`, for the checkpoints' line.
     pub mid_run_min_age_turns: usize,
+    /// `midRunMinTurns` (0 in input from before it: not shown).
+    pub mid_run_min_turns: usize,
     pub mid_run_batch_chars: usize,
     /// The money rule's switch, the room trigger and the estimator of later requests, for the same line.
     pub mid_run_break_even: bool,
@@ -76,6 +78,10 @@ impl SkipNote {
             format!("last checkpoint skipped (turn {})", g.turns)
         };
         match self.skipped.as_str() {
+            "early-in-run" => format!(
+                "{at}: early in the run: checkpoints start at turn {} (midRunMinTurns) unless past the room trigger",
+                g.min_turns
+            ),
             "below-batch" => format!(
                 "{at}: below the batch, {} of {} chars eligible ({} output{}, {} old exchange{})",
                 short_count(g.pending_chars),
@@ -145,6 +151,7 @@ impl SummaryInput {
             cache_pin: f.opt_string("cachePin"),
             last_break_even: f.list("lastBreakEven", BreakEven::from_value).into_iter().flatten().collect(),
             mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
+            mid_run_min_turns: f.count("midRunMinTurns"),
             mid_run_batch_chars: f.count("midRunBatchChars"),
             mid_run_break_even: f.boolean("midRunBreakEven"),
             mid_run_room_tokens: f.count("midRunRoomTokens"),
@@ -208,7 +215,12 @@ pub fn summary(input: &SummaryInput) -> String {
         if input.prune_exchanges { "pruned when unrelated" } else { "kept" },
         if input.mid_run {
             let mut on = format!(
-                "on (outputs at least {} turn{} old, in batches of {} chars",
+                "on ({}outputs at least {} turn{} old, in batches of {} chars",
+                if input.mid_run_min_turns > 1 {
+                    format!("from turn {}, ", input.mid_run_min_turns)
+                } else {
+                    String::new()
+                },
                 input.mid_run_min_age_turns,
                 if input.mid_run_min_age_turns == 1 { "" } else { "s" },
                 short_count(input.mid_run_batch_chars)

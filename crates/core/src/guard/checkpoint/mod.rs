@@ -95,6 +95,8 @@ pub struct Gate {
     pub pending_chars: usize,
     /// The batch they must reach (0 when not gated).
     pub batch_chars: usize,
+    /// `midRunMinTurns` when the checkpoint came before it (else 0).
+    pub min_turns: usize,
     /// Assistant messages of the run so far (the break-even's "turns so far").
     pub turns: usize,
     /// The break-even's factor (in tokens; 0 in money) and the rewrite it weighed (0 when not gated).
@@ -137,6 +139,7 @@ impl Gate {
             exchanges: f.count("exchanges"),
             pending_chars: f.count("pendingChars"),
             batch_chars: f.count("batchChars"),
+            min_turns: f.count("minTurns"),
             turns: f.count("turns"),
             factor: f.count("factor"),
             rewrite_chars: f.count("rewriteChars"),
@@ -170,10 +173,17 @@ pub struct Checkpoint {
 }
 
 /// One batch weighed (§7, issue 20): the money rule over `outlook` (the
-/// judge's cost for a chat model), else the room trigger: past
-/// `midRunRoomTokens` of context (`context_tokens`), a batch expected to take
-/// out at least `midRunRoomMinTokens` goes without it.
-fn decide(outlook: &Outlook, context_tokens: usize, pending: usize, rewrite: Measured, p: &PassInput) -> BreakEven {
+/// judge's cost for a chat model) where `money` allows it, else the room
+/// trigger: past `midRunRoomTokens` of context (`context_tokens`), a batch
+/// expected to take out at least `midRunRoomMinTokens` goes without it.
+fn decide(
+    outlook: &Outlook,
+    context_tokens: usize,
+    pending: usize,
+    rewrite: Measured,
+    p: &PassInput,
+    money: bool,
+) -> BreakEven {
     let s = &p.settings;
     let judge_micros = p.judge.map_or(0, |j| worth::micros_of(pending, j.input_per_million));
     let mut d = BreakEven {
@@ -185,6 +195,7 @@ fn decide(outlook: &Outlook, context_tokens: usize, pending: usize, rewrite: Mea
         ..BreakEven::default()
     }
     .weigh(outlook, judge_micros);
+    d.paid_off &= money;
     let roomy = s.mid_run_room_tokens > 0
         && context_tokens >= s.mid_run_room_tokens
         && d.expected_chars / 4 >= s.mid_run_room_min_tokens;
@@ -255,7 +266,9 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         if gate.pending_chars < gate.batch_chars {
             return skip(Skip::BelowBatch, gate);
         }
-        if s.mid_run_break_even {
+        // Before turn `midRunMinTurns` only the room trigger lets a batch through.
+        let early = gate.turns < s.mid_run_min_turns;
+        if s.mid_run_break_even || early {
             gate.factor = cache.checkpoint_factor();
             gate.cache = Some(cache);
             let first_output =
@@ -270,19 +283,25 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
             };
             // Pi's estimate of the context, or where Pi has none yet (no usage recorded), the measure's own.
             let context_tokens = if p.model.context_tokens > 0 { p.model.context_tokens } else { measure.whole() / 4 };
+            let money = s.mid_run_break_even && !early;
             let all = decide(
                 &outlook,
                 context_tokens,
                 gate.pending_chars,
                 measure.measure(first_output.min(first_exchange)),
                 p,
+                money,
             );
             let mut chosen = all;
             if !all.paid_off {
                 // Outputs alone rewrite less (an exchange comes before them); the exchanges wait for run end.
-                let alone = decide(&outlook, context_tokens, output_chars, measure.measure(first_output), p);
+                let alone = decide(&outlook, context_tokens, output_chars, measure.measure(first_output), p, money);
                 if gate.exchanges == 0 || gate.outputs == 0 || !alone.paid_off {
                     gate.weighed(&all);
+                    if early {
+                        gate.min_turns = s.mid_run_min_turns;
+                        return skip(Skip::EarlyInRun, gate);
+                    }
                     return skip(Skip::NotPayingOff, gate);
                 }
                 gate.outputs_only = true;

@@ -42,15 +42,42 @@ fn earlier() -> Vec<ContextEntry> {
     e
 }
 
+/// A checkpoint's input at default settings, except `midRunMinTurns` 1: the
+/// short runs here weigh the other gates (its own test sets it back).
 fn input(entries: Vec<ContextEntry>, provider: &str, api: &str) -> CheckpointInput {
     CheckpointInput {
         pass: PassInput {
             entries,
             model: MainModel { provider: provider.into(), api: api.into(), ..MainModel::default() },
+            settings: Settings { mid_run_min_turns: 1, ..Settings::default() },
             ..PassInput::default()
         },
         gates: Gates::MidRun,
     }
+}
+
+#[test]
+fn no_checkpoint_before_the_runs_min_turn_unless_past_the_room_trigger() {
+    // Seven turns of 20,000 characters, the money rule off (so only the gates decide), the default 8.
+    let at = |turns: usize, context_tokens: usize| {
+        let mut i = input(run("t", &vec![20_000; turns]), "faux", "faux");
+        i.pass.settings = Settings { mid_run_break_even: false, ..Settings::default() };
+        i.pass.model.context_tokens = context_tokens;
+        plan(&i)
+    };
+    let c = at(7, 1_000);
+    assert_eq!((c.plan.pass.skipped, c.gate.turns, c.gate.min_turns), (Some(Skip::EarlyInRun), 7, 8));
+    // Turn 8: the gate is passed.
+    assert_eq!(at(8, 1_000).plan.pass.skipped, None);
+    // Past the room trigger (40,000 tokens), a batch expected to take out 10,000 tokens goes at turn 7:
+    // 6 × 20,000 pending × the prior 60 % = 72,000 characters, 18,000 tokens.
+    let c = at(7, 45_000);
+    assert_eq!((c.plan.pass.skipped, c.gate.room), (None, true));
+    // With the money rule on, early is early whatever it says.
+    let mut i = input(run("t", &[20_000; 7]), "faux", "faux");
+    i.pass.settings.mid_run_min_turns = 8;
+    i.pass.earlier_runs = vec![1_000];
+    assert_eq!(plan(&i).plan.pass.skipped, Some(Skip::EarlyInRun));
 }
 
 fn sizes(big: usize, small: usize) -> Vec<usize> {
@@ -67,7 +94,7 @@ fn a_prefix_cache_pays_off_from_the_first_eligible_output() {
     let c = plan(&input(run("fix the tests", &sizes(4, 36)), "faux", "faux"));
     assert_eq!(c.plan.pass.skipped, None);
     let g = &c.gate;
-    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.batch_chars), (4, 0, 80_000, 60_000));
+    assert_eq!((g.outputs, g.exchanges, g.pending_chars, g.batch_chars), (4, 0, 80_000, 10_000));
     assert_eq!((g.turns, g.factor, g.rewrite_chars), (40, 16, 80_000 + 3_600 + 39 * CALL));
     // No catalog prices (faux): the rule in tokens. No earlier pass: 60% of the pending
     // characters expected to go; no earlier run: as many later requests as turns so far.
@@ -197,6 +224,11 @@ fn the_age_gate_and_the_batch() {
     assert_eq!((c.plan.pass.skipped, c.gate.turns), (Some(Skip::NothingEligible), 4));
     // Five turns: only the first is 4 turns old, 20,000 < 60,000.
     let c = aged(run("t", &[20_000; 5]), 4);
+    assert_eq!(c.gate.batch_chars, 10_000, "the default");
+    let mut i = input(run("t", &[20_000; 5]), "faux", "faux");
+    i.pass.settings.mid_run_min_age_turns = 4;
+    i.pass.settings.mid_run_batch_chars = 60_000;
+    let c = plan(&i);
     assert_eq!((c.plan.pass.skipped, c.gate.outputs, c.gate.pending_chars), (Some(Skip::BelowBatch), 1, 20_000));
     // The default age, 1: every output but the last turn's, 3 × 20,000 reach the batch at four turns,
     // and then the rule in tokens says no: 36,000 expected × 4 later requests < 16 × the rewrite.

@@ -123,6 +123,8 @@ pub enum Skip {
     BelowBatch,
     /// A checkpoint whose cache rewrite would not pay off (§7 break-even).
     NotPayingOff,
+    /// A checkpoint before the run's turn `midRunMinTurns`, below the room trigger.
+    EarlyInRun,
     /// A chat-model judge would cost more than its edits could save (issue 13).
     JudgeNotWorthIt,
 }
@@ -139,6 +141,7 @@ impl Skip {
             Skip::NothingEligible => "nothing-eligible",
             Skip::BelowBatch => "below-batch",
             Skip::NotPayingOff => "not-paying-off",
+            Skip::EarlyInRun => "early-in-run",
             Skip::JudgeNotWorthIt => "judge-not-worth-it",
         }
     }
