@@ -24,6 +24,8 @@ interface Run {
   bodies: number[];
   usage: { read: number; written: number; uncached: number }[];
   records: Loose[];
+  /** Per mid-run record, the requests made before it (its turn). */
+  checkpointTurns: number[];
   guardText: string;
 }
 
@@ -41,10 +43,17 @@ async function runOn(provider: Provider, bugs: number, settings: Record<string, 
     assertNoPassFailure(pi.notifications);
     await pi.prompt("/guard");
     const records = pi.branch().filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
+    let turns = 0;
+    const checkpointTurns: number[] = [];
+    for (const e of pi.branch()) {
+      if (e.type === "message" && e.message.role === "assistant") turns++;
+      if (e.type === "custom" && e.customType === "context-guard" && e.data?.phase === "mid-run") checkpointTurns.push(turns);
+    }
     return {
       bodies: server.bodies.map((b) => JSON.stringify(b).length),
       usage: server.usage.map((u) => ({ read: u.read, written: u.written, uncached: u.uncached })),
       records,
+      checkpointTurns,
       guardText: pi.notifications.at(-1)?.message ?? "",
     };
   } finally {
@@ -91,3 +100,16 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
     assert.deepEqual(on.usage, off.usage, "every request read, wrote and sent uncached exactly the same tokens");
   });
 }
+
+// The pin's write anchor (docs/GUARD.md "The cache pin"): each checkpoint edits the outputs since the last
+// one, and the request after it reads up to the last one's anchor, not only up to the question.
+test(`Pi ${piVersion}, anthropic: each checkpoint's next request reads up to where the one before left its anchor`, async () => {
+  const run = await runOn("anthropic", 10, {});
+  const after = run.checkpointTurns.map((t) => run.usage[t]);
+  assert.ok(after.length >= 3, `checkpoints at turns ${run.checkpointTurns}`);
+  for (let k = 1; k < after.length; k++) {
+    assert.ok(after[k].read > after[k - 1].read, `checkpoint ${k + 1} (turn ${run.checkpointTurns[k]}) reads past the one before: ${after.map((u) => u.read)}`);
+  }
+  // And writes again only what follows its own first edit: less than half of what it reads.
+  for (const u of after.slice(1)) assert.ok(u.written < u.read / 2, `written ${u.written} against read ${u.read}`);
+});

@@ -226,16 +226,17 @@ impl Log {
         (same < sent.prefixes.len() && same < prompt.blocks.len()).then_some(same)
     }
 
-    /// The last block whose own content differs from the last request's
-    /// block at the same place, from `first` on (`first` when the blocks no
-    /// longer line up, as when an edit removed one).
+    /// The last block, among those the last request also had, whose own
+    /// content differs from that request's block at the same place, from
+    /// `first` on. New blocks come at the end; an edit that removed a block
+    /// shifts the rest, which then all differ, and the anchor goes later than
+    /// the edit: never before it.
     fn last_changed(&self, prompt: &Prompt, first: usize) -> usize {
-        match self.last.as_ref().filter(|s| s.owns.len() == prompt.blocks.len()) {
-            Some(sent) => {
-                (first..prompt.blocks.len()).rev().find(|&i| prompt.blocks[i].own != sent.owns[i]).unwrap_or(first)
-            }
-            None => first,
-        }
+        let Some(sent) = self.last.as_ref() else {
+            return first;
+        };
+        let common = sent.owns.len().min(prompt.blocks.len());
+        (first..common).rev().find(|&i| prompt.blocks[i].own != sent.owns[i]).unwrap_or(first)
     }
 
     /// The latest logged entry of `model`, live at `now_ms`, whose prefix

@@ -127,14 +127,15 @@ fn the_anchor_is_at_the_last_changed_block_so_the_next_checkpoint_reads_up_to_it
         log.plan(&body_with(&outs[..n]), MODEL, n as f64 * 1_000.0);
         log.observe(MODEL, 1_000, 5_000);
     }
-    // A checkpoint distils outputs 2..=5 (messages 6..=12); output 6 is the latest turn's, not yet judged.
+    // A checkpoint distils outputs 2..=5 (messages 6..=12); outputs 6 and 7 are the latest turns', not yet
+    // judged, and the request also holds the next call's output 8.
     for out in &mut outs[2..=5] {
         *out = "[distilled]".into();
     }
-    let p = log.plan(&body_with(&outs[..8]), MODEL, 9_000.0);
+    let p = log.plan(&body_with(&outs[..9]), MODEL, 9_000.0);
     assert_eq!(whys(&p), vec![(4, 0, Why::Read), (12, 0, Why::Write)], "anchored after output 5, not output 2");
     log.observe(MODEL, 2_000, 3_000);
-    for n in 9..=11 {
+    for n in 10..=11 {
         log.plan(&body_with(&outs[..n]), MODEL, n as f64 * 1_000.0);
         log.observe(MODEL, 4_000, 500);
     }
