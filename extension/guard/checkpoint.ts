@@ -14,7 +14,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
-import { cacheFacts } from "./lapse.ts";
+import { cacheFacts } from "./cache-facts.ts";
 import { judgeClassify } from "./judge.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";

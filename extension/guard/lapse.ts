@@ -3,11 +3,8 @@
 // "timing"; docs/GUARD.md "Waiting for the cache to lapse").
 //
 // The core decides (guard/cache.rs `MainModel::lapsed`: the TTL by provider,
-// Pi's cache warming); this file only reads the facts: the idle time from
-// Pi's message `timestamp` numbers (never `new Date()` or an entry's ISO
-// stamp), Pi's `cacheWarming` setting through its own `SettingsManager`, the
-// retention Pi's providers read (`PI_CACHE_RETENTION`), and the lifetime the
-// model declares (`promptCache`).
+// Pi's cache warming) from the facts cache-facts.ts reads into every pass's
+// `MainModel`.
 //
 // Why the `context` hook of a run's first request: an edit must be in that
 // request to be free (it writes the whole context anyway), and only
@@ -22,65 +19,12 @@
 // The only in-memory state is those drafts, between the two hooks of one
 // request; an aborted request drops them (its context was not kept).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import * as piAgent from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
+import type { Entry } from "./cache-facts.ts";
 import { classifyAndFinish, passInput } from "./checkpoint.ts";
 import type { findClassifier } from "./model.ts";
-import type { BreakEvenDecision, GuardSettings, MainModel, PassOutcome } from "./types.ts";
+import type { BreakEvenDecision, GuardSettings, PassOutcome } from "./types.ts";
 import { guardCore } from "./wasm.ts";
-
-type Entry = { id?: string; type?: string; customType?: string; data?: unknown; message?: { role?: string; timestamp?: unknown; provider?: unknown; model?: unknown } };
-
-/** What Pi says about the main model's cache besides its prices: for `MainModel`. */
-export function cacheFacts(ctx: ExtensionContext, branch?: readonly unknown[]): Pick<MainModel, "idleMs" | "longRetention" | "cacheWarming" | "promptCacheMs"> {
-  const longRetention = process.env.PI_CACHE_RETENTION === "long";
-  const model = ctx.model as { provider?: unknown; id?: unknown; promptCache?: { short?: unknown; long?: unknown } } | undefined;
-  const declared = Number(model?.promptCache?.[longRetention ? "long" : "short"]);
-  return {
-    idleMs: idleMs(branch ?? safeBranch(ctx), model),
-    longRetention,
-    cacheWarming: cacheWarming(ctx),
-    promptCacheMs: Number.isFinite(declared) && declared > 0 ? Math.round(declared * 1000) : 0,
-  };
-}
-
-function safeBranch(ctx: ExtensionContext): readonly unknown[] {
-  try {
-    return ctx.sessionManager.getBranch();
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Ms from the last reply of `model` (its request) to the branch's latest message: the prompt before a run's
- * first request, a tool result at `turn_end`. Undefined without both stamps, or when they go backwards.
- */
-export function idleMs(branch: readonly unknown[], model: { provider?: unknown; id?: unknown } | undefined): number | undefined {
-  let latest: number | undefined;
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const m = (branch[i] as Entry).type === "message" ? (branch[i] as Entry).message : undefined;
-    if (!m) continue;
-    const t = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
-    latest ??= t;
-    if (latest === undefined) return undefined;
-    if (m.role === "assistant" && m.provider === model?.provider && m.model === model?.id) {
-      return t !== undefined && latest >= t ? Math.round(latest - t) : undefined;
-    }
-  }
-  return undefined;
-}
-
-/** Pi's `cacheWarming` (`off`, `streaming`, `idle`) as its `SettingsManager` reads it; "" when it cannot. */
-function cacheWarming(ctx: ExtensionContext): string {
-  try {
-    const Manager = (piAgent as { SettingsManager?: { create(cwd: string, agentDir?: string): { getCacheWarmingMode?: () => unknown } } }).SettingsManager;
-    const mode = Manager?.create(ctx.cwd, piAgent.getAgentDir()).getCacheWarmingMode?.();
-    return typeof mode === "string" ? mode : "";
-  } catch {
-    return "";
-  }
-}
 
 /** Whether the last pass left something for a cold cache: results deferred in the branch's latest record, or this process's last run end. */
 function waiting(branch: readonly unknown[], lastBreakEven: readonly BreakEvenDecision[]): boolean {

@@ -151,6 +151,7 @@ test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in 
   }
   // After the 2-minute pauses, nothing went in at a prompt's start.
   for (const k of pauses.keys()) if (pauses[k] === 2) assert.ok(!openings.some(({ i }) => at[i] === k), `nothing at prompt ${k + 1}`);
+  console.log((cold.guardLine ?? "").split("\n").filter((l) => l.includes("break-even")).join("\n"));
   assert.match(cold.guardLine ?? "", /break-even: exchanges [\d.]+k saved: cache lapsed after 10 min idle, nothing written again for it; saves \$[\d.]+ over ~\d+ later requests \(anthropic\) → paid off/);
 
   // Pi's idle cache warming on: Pi could keep the cache alive for 30 minutes, so the omission keeps waiting.
