@@ -14,6 +14,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
+import { cacheFacts } from "./cache-facts.ts";
 import { judgeClassify } from "./judge.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
@@ -47,6 +48,7 @@ export function passInput(
       readPoints,
       contextTokens: contextTokens(ctx),
       cost: model?.cost,
+      ...cacheFacts(ctx),
     },
     records: guardRecords(projected),
     earlierRuns: earlierRuns(ctx),

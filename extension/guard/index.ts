@@ -19,6 +19,7 @@ import { guardFigures, statsInput } from "./figures.ts";
 import { sessionBill } from "./bill.ts";
 import { classifierWindow, findClassifier, judgePrice, listModels, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
+import { registerOpening } from "./lapse.ts";
 import { registerPin } from "./pin.ts";
 import { guardCore } from "./wasm.ts";
 
@@ -177,6 +178,18 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   // A checkpoint that runs records its own, so it clears this and the records speak.
   let lastBreakEven: BreakEvenDecision[] = [];
   let compactionLine: string | undefined;
+  // Before the checkpoint's turn_end, which then sees the opening pass's edits among the proposals.
+  registerOpening(pi, {
+    settingsOf,
+    lookup: (ctx, settings) => findClassifier(ctx, settings.modelProvider, settings.modelId),
+    busy,
+    warnOnce,
+    readPoints: (ctx) => pin.readPoints(ctx),
+    lastBreakEven: () => lastBreakEven,
+    noteBreakEven: (decisions) => {
+      lastBreakEven = decisions;
+    },
+  });
   registerCheckpoint(pi, {
     settingsOf,
     lookup: (ctx, settings) => findClassifier(ctx, settings.modelProvider, settings.modelId),

@@ -81,7 +81,8 @@ export type PassSkip =
   | "below-batch"
   | "not-paying-off"
   | "early-in-run"
-  | "judge-not-worth-it";
+  | "judge-not-worth-it"
+  | "cache-warm";
 
 // ---------------------------------------------------------------------------
 // Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
@@ -174,6 +175,16 @@ export interface MainModel {
   contextTokens?: number;
   /** The main model's `model.cost` from Pi's catalog (dollars per million; `tiers` by input size), for the money rule. */
   cost?: unknown;
+  /** Ms from this model's last request to the branch's latest message (Pi's message timestamps); absent when unknown. */
+  idleMs?: number;
+  /** Pi's long cache retention (`PI_CACHE_RETENTION=long`). */
+  longRetention?: boolean;
+  /** Pi's `cacheWarming` setting (`off`, `streaming`, `idle`), "" when it cannot be read. */
+  cacheWarming?: string;
+  /** The lifetime the model declares for its retention tier (`model.promptCache`, ms; 0 none). */
+  promptCacheMs?: number;
+  /** A pass before a prompt's first request, for what waits for a cold cache (guard/cache.rs `MainModel::lapsed`). */
+  opening?: boolean;
 }
 
 export interface PassInput {
@@ -270,6 +281,8 @@ export interface BreakEvenDecision {
   costMicros?: number;
   /** Let through by the room trigger, the money rule not weighed. */
   room?: boolean;
+  /** Weighed on a cold cache: the idle time (ms) after which it lapsed, so no rewrite counted. */
+  lapsedMs?: number;
   paidOff: boolean;
 }
 

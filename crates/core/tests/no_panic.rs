@@ -693,6 +693,12 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
                 Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 },
                 Prices { input: 1_250_000, cache_read: 125_000, cache_write: 0 },
             ][rng.below(3)],
+            // A pass before a prompt, on a cache that lapsed or not.
+            idle_ms: rng.chance(30).then(|| rng.below(4_000_000)),
+            long_retention: rng.chance(20),
+            cache_warming: rng.pick(&["", "off", "idle"]).into(),
+            prompt_cache_ms: rng.below(2) * 300_000,
+            opening: rng.chance(30),
         };
         let input = CheckpointInput {
             pass: PassInput { entries, settings, model, records, ..PassInput::default() },

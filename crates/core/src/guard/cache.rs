@@ -39,7 +39,32 @@ pub struct MainModel {
     /// `context_tokens`), for the money rule (`worth`).
     #[serde(rename = "cost")]
     pub prices: Prices,
+    /// Milliseconds from the last request of this model to the prompt now
+    /// starting a run (Pi's message `timestamp`s); `None` anywhere else, and
+    /// when unknown: then the cache is never taken for lapsed.
+    #[serde(skip)]
+    pub idle_ms: Option<usize>,
+    /// Pi's long cache retention (`PI_CACHE_RETENTION=long`, or `ttl: "1h"` on
+    /// the last request's `cache_control`).
+    #[serde(skip)]
+    pub long_retention: bool,
+    /// Pi 1.6's `cacheWarming` setting (`off`, `streaming`, `idle`; "" for a
+    /// Pi without it) and the lifetime the model declares for its retention
+    /// tier (`model.promptCache`, in ms; 0 none): see [`MainModel::lapsed`].
+    #[serde(skip)]
+    pub cache_warming: String,
+    #[serde(skip)]
+    pub prompt_cache_ms: usize,
+    /// The pass runs before the first request of a prompt, for what waits
+    /// for a cold cache: it plans nothing unless the cache has lapsed.
+    #[serde(skip)]
+    pub opening: bool,
 }
+
+/// Pi 1.6's idle cache warming refreshes an eligible cache for at most this
+/// long after the request that wrote it (pi-ai `CACHE_WARMING_MAX_IDLE_AGE_MS`).
+const WARMING_IDLE_MS: usize = 30 * 60_000;
+const MINUTE_MS: usize = 60_000;
 
 impl MainModel {
     /// Read leniently: a missing or wrong-typed field reads as empty or false.
@@ -55,7 +80,46 @@ impl MainModel {
             read_points: f.list("readPoints", |p| p.as_str().map(str::to_string).unwrap_or_default()),
             context_tokens,
             prices,
+            // Absent, or not a whole number ≥ 0 (a clock that went backwards): unknown.
+            idle_ms: f.take("idleMs").as_u64().and_then(|n| usize::try_from(n).ok()),
+            long_retention: f.boolean("longRetention"),
+            cache_warming: f.string("cacheWarming"),
+            prompt_cache_ms: f.count("promptCacheMs"),
+            opening: f.boolean("opening"),
         }
+    }
+
+    /// How long the provider keeps a cache entry after its last use, in ms.
+    /// Anthropic: 5 minutes, 1 hour with long retention (its documentation).
+    /// OpenAI: "5 to 10 minutes of inactivity", 24 hours with
+    /// `prompt_cache_retention: "24h"`; the long end, 10 minutes, because
+    /// taking a live cache for lapsed costs a rewrite, while waiting too long
+    /// only misses a free edit. Others: 5 minutes, 1 hour long. A longer
+    /// lifetime the model declares (`promptCache`) wins.
+    pub fn ttl_ms(&self) -> usize {
+        let openai = self.provider.starts_with("openai")
+            || self.api.starts_with("openai-")
+            || self.api.starts_with("azure-openai");
+        let (short, long) = match self.cache() {
+            Cache::Anthropic => (5 * MINUTE_MS, 60 * MINUTE_MS),
+            _ if openai => (10 * MINUTE_MS, 24 * 60 * MINUTE_MS),
+            _ => (5 * MINUTE_MS, 60 * MINUTE_MS),
+        };
+        (if self.long_retention { long } else { short }).max(self.prompt_cache_ms)
+    }
+
+    /// The idle time when the main model's cache has lapsed since its last
+    /// request: longer than [`MainModel::ttl_ms`], and longer than Pi's idle
+    /// warming could keep it (`cacheWarming: "idle"`, the default of Pi 1.6,
+    /// for a model that declares a lifetime: up to 30 minutes, then the TTL).
+    /// Pi decides each refresh on its own estimate of its worth, which the
+    /// guard does not repeat, so with warming on it waits the whole 30
+    /// minutes: a missed free edit, never a paid one.
+    pub fn lapsed(&self) -> Option<usize> {
+        let idle = self.idle_ms?;
+        let warmed = self.cache_warming == "idle" && self.prompt_cache_ms > 0;
+        let alive = self.ttl_ms().saturating_add(if warmed { WARMING_IDLE_MS } else { 0 });
+        (idle > alive).then_some(idle)
     }
 
     pub fn cache(&self) -> Cache {
@@ -342,6 +406,10 @@ pub struct Outlook {
     pub requests: usize,
     pub later: usize,
     pub share_permille: usize,
+    /// The cache is cold: the idle time after which it lapsed
+    /// ([`MainModel::lapsed`]). The next request writes the whole context
+    /// anyway, so an edit rewrites nothing: every rule weighs a rewrite of 0.
+    pub lapsed: Option<usize>,
 }
 
 /// One break-even decision with its numbers (`worth::weigh`): in money,
@@ -377,7 +445,14 @@ pub struct BreakEven {
     pub cost_micros: usize,
     /// A checkpoint let through by the room trigger (`midRunRoomTokens`), the money rule not weighed.
     pub room: bool,
+    /// Weighed on a cold cache: the idle time (ms) after which it lapsed; 0 warm.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lapsed_ms: usize,
     pub paid_off: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl BreakEven {
@@ -385,6 +460,10 @@ impl BreakEven {
     /// [`worth::weigh`] over `outlook` (its cache and requests recorded too),
     /// plus the judge's cost, and the minimum saving.
     pub fn weigh(mut self, outlook: &Outlook, judge_micros: usize) -> BreakEven {
+        if let Some(idle) = outlook.lapsed {
+            // Everything is written again anyway: the edit adds nothing to it.
+            (self.rewrite_chars, self.lapsed_ms) = (0, idle.max(1));
+        }
         let edit = Edit {
             pending_chars: self.saved_chars,
             share_permille: outlook.share_permille,
@@ -423,6 +502,7 @@ impl BreakEven {
             gain_micros: f.count("gainMicros"),
             cost_micros: f.count("costMicros"),
             room: f.boolean("room"),
+            lapsed_ms: f.count("lapsedMs"),
             paid_off: f.boolean("paidOff"),
         })
     }
@@ -519,6 +599,82 @@ mod tests {
         assert_eq!(anthropic_tool_id("a.b:c/日"), "a_b_c__");
         assert_eq!(anthropic_tool_id(&"é".repeat(40)), "_".repeat(40));
         assert_eq!(anthropic_tool_id(&format!("{}😀x", "y".repeat(63))), format!("{}_", "y".repeat(63)));
+    }
+
+    #[test]
+    fn the_cache_lapses_after_its_ttl_unless_pi_keeps_it_warm() {
+        let min = |m: usize, sec: usize| m * 60_000 + sec * 1000;
+        let at = |m: MainModel, idle: usize| MainModel { idle_ms: Some(idle), ..m }.lapsed();
+        let sonnet = anthropic(&[]);
+        // Anthropic: 5 minutes. 4:59 idle reads the cache, 5:01 finds it lapsed; exactly 5:00 is not past it.
+        assert_eq!(at(sonnet.clone(), min(4, 59)), None);
+        assert_eq!(at(sonnet.clone(), min(5, 0)), None);
+        assert_eq!(at(sonnet.clone(), min(5, 1)), Some(301_000));
+        assert_eq!(at(sonnet.clone(), min(10, 0)), Some(600_000));
+        // Long retention (`ttl: "1h"`): 10 minutes is nothing; 61 minutes is.
+        let long = MainModel { long_retention: true, ..sonnet.clone() };
+        assert_eq!(
+            (long.ttl_ms(), at(long.clone(), min(10, 0)), at(long.clone(), min(61, 0))),
+            (3_600_000, None, Some(3_660_000))
+        );
+        // Pi's idle warming (the model declares a lifetime, as Pi's catalog does for Claude): 30 minutes more.
+        let warmed = MainModel { cache_warming: "idle".into(), prompt_cache_ms: 300_000, ..sonnet.clone() };
+        assert_eq!(
+            (at(warmed.clone(), min(10, 0)), at(warmed.clone(), min(35, 0)), at(warmed.clone(), min(35, 1))),
+            (None, None, Some(min(35, 1)))
+        );
+        // Warming only while a run streams, off, or a model with no declared lifetime (not eligible): no help.
+        for m in [
+            MainModel { cache_warming: "streaming".into(), ..warmed.clone() },
+            MainModel { cache_warming: "off".into(), ..warmed.clone() },
+            MainModel { prompt_cache_ms: 0, ..warmed.clone() },
+        ] {
+            assert_eq!(at(m, min(10, 0)), Some(600_000));
+        }
+        // OpenAI: the long end of "5 to 10 minutes", and 24 hours with long retention.
+        let gpt = model("openai", "openai-responses");
+        assert_eq!((at(gpt.clone(), min(9, 59)), at(gpt.clone(), min(10, 1))), (None, Some(min(10, 1))));
+        assert_eq!(at(model("openai-codex", "openai-codex-responses"), min(10, 1)), Some(min(10, 1)));
+        assert_eq!(MainModel { long_retention: true, ..gpt }.ttl_ms(), 86_400_000);
+        // Others: 5 minutes; a longer declared lifetime wins.
+        assert_eq!(at(model("faux", "faux"), min(5, 1)), Some(min(5, 1)));
+        assert_eq!(at(MainModel { prompt_cache_ms: 900_000, ..model("faux", "faux") }, min(14, 0)), None);
+        // Unknown idle (no timestamps, a clock gone backwards) is never lapsed.
+        assert_eq!(sonnet.lapsed(), None);
+        for v in [json!({"idleMs": -5}), json!({"idleMs": "600000"}), json!({"idleMs": 1.5}), json!({})] {
+            assert_eq!(MainModel::from_value(v.clone()).lapsed(), None, "{v}");
+        }
+        let read = MainModel::from_value(json!({"api": "anthropic-messages", "idleMs": 600000, "longRetention": false,
+            "cacheWarming": "idle", "promptCacheMs": 300000}));
+        assert_eq!(
+            (read.idle_ms, read.cache_warming.as_str(), read.prompt_cache_ms, read.lapsed()),
+            (Some(600_000), "idle", 300_000, None)
+        );
+    }
+
+    #[test]
+    fn a_break_even_on_a_lapsed_cache_weighs_no_rewrite() {
+        let sonnet = Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+        let b = BreakEven {
+            rule: Rule::Checkpoint,
+            saved_chars: 40_000,
+            factor: 16,
+            rewrite_chars: 124_800,
+            ..BreakEven::default()
+        };
+        let warm = Outlook { later: 10, requests: 4, share_permille: 600, prices: sonnet, ..Outlook::default() };
+        let w = b.weigh(&warm, 0);
+        assert_eq!((w.gain_micros, w.cost_micros, w.paid_off, w.lapsed_ms), (18_000, 86_940, false, 0));
+        let c = b.weigh(&Outlook { lapsed: Some(420_000), ..warm }, 5_000);
+        // The judge's cost still counts; the rewrite does not.
+        assert_eq!(
+            (c.gain_micros, c.cost_micros, c.rewrite_chars, c.paid_off, c.lapsed_ms),
+            (18_000, 5_000, 0, true, 420_000)
+        );
+        let v = serde_json::to_value(c).unwrap();
+        assert_eq!(v["lapsedMs"], 420_000);
+        assert_eq!(BreakEven::from_value(v).unwrap(), c);
+        assert!(serde_json::to_value(w).unwrap().get("lapsedMs").is_none(), "a warm decision's record is as before");
     }
 
     #[test]

@@ -485,6 +485,34 @@ mod tests {
     }
 
     #[test]
+    fn a_deferred_omission_goes_in_free_once_the_cache_has_lapsed() {
+        let s = Settings::default();
+        let own = Measured { chars: 120_000, basis: crate::guard::cache::Basis::Question };
+        // Sonnet 4.5 ($0.30 read, $3.75 write per million), 4 requests so far. Warm: 10,000 characters
+        // (2,500 tokens) saved × $0.30/M × 4 later requests = $0.003; the 110,000 characters after the
+        // question that stay are written again: 27,500 tokens × $3.45/M = $0.094875. Deferred.
+        let prices = crate::guard::worth::Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+        let warm = Outlook { prices, later: 4, requests: 4, ..Outlook::default() };
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own, 0, warm, &s).unwrap();
+        assert_eq!(
+            (b.gain_micros, b.cost_micros, b.rewrite_chars, b.lapsed_ms, b.paid_off),
+            (3_000, 94_875, 120_000, 0, false)
+        );
+        // The next prompt 10 minutes later finds the cache lapsed: the request writes all 120,000 anyway,
+        // the omission adds nothing to it. The same rule says yes, with a cost of $0.
+        let cold = Outlook { lapsed: Some(600_000), ..warm };
+        let b = run_end_break_even(Rule::Exchanges, 10_000, own, 0, cold, &s).unwrap();
+        assert_eq!(
+            (b.gain_micros, b.cost_micros, b.rewrite_chars, b.lapsed_ms, b.paid_off),
+            (3_000, 0, 0, 600_000, true)
+        );
+        // Even under the minimum saving: the minimum is there to stop a rewrite that is not paid for.
+        let b = run_end_break_even(Rule::Images, 2_000, own, 0, cold, &s).unwrap();
+        assert!(b.paid_off);
+        assert!(run_end_break_even(Rule::Exchanges, 100, own, 0, cold, &s).unwrap().paid_off);
+    }
+
+    #[test]
     fn requests_carry_items() {
         let s = Settings { keep_recent_exchanges: 0, ..Settings::default() };
         let entries = session(&[3000]);

@@ -342,6 +342,16 @@ fn basis_words(b: Basis) -> &'static str {
     }
 }
 
+/// An idle time in whole minutes (`10 min`), or hours and minutes from an hour (`1 h 5 min`).
+fn idle_words(ms: usize) -> String {
+    let minutes = ms / 60_000;
+    match (minutes / 60, minutes % 60) {
+        (0, m) => format!("{m} min"),
+        (h, 0) => format!("{h} h"),
+        (h, m) => format!("{h} h {m} min"),
+    }
+}
+
 /// Millionths of a dollar as Pi's footer writes money: `$0.117`.
 fn dollars(micros: usize) -> String {
     format!("${}", crate::decimal::fixed(micros as f64 / 1e6, 3))
@@ -355,7 +365,20 @@ fn break_even_line(b: &BreakEven) -> String {
     let checkpoint = b.rule == Rule::Checkpoint;
     let what = if checkpoint { "pending" } else { "saved" };
     let place = format!("({}, {})", b.cache.as_str(), basis_words(b.basis));
-    let mut line = if b.room {
+    let mut line = if b.lapsed_ms > 0 {
+        // Weighed on a cold cache (`MainModel::lapsed`): the next request writes everything anyway.
+        let mut l = format!(
+            "break-even: {} {} {what}: cache lapsed after {} idle, nothing written again for it",
+            b.rule.as_str(),
+            short_count(b.saved_chars),
+            idle_words(b.lapsed_ms)
+        );
+        if b.in_money() {
+            l.push_str(&format!("; saves {} over ~{} later requests", dollars(b.gain_micros), b.later));
+        }
+        l.push_str(&format!(" ({})", b.cache.as_str()));
+        l
+    } else if b.room {
         format!(
             "break-even: {} {} {what}, {} expected to go: past the room trigger, the money rule not weighed {place}",
             b.rule.as_str(),
@@ -636,6 +659,17 @@ mod tests {
             "later": 30, "gainMicros": 81000, "costMicros": 117000, "cache": "anthropic", "basis": "question", "paidOff": false});
         assert!(line(money).contains(
             "  break-even: checkpoint 60.2k pending, 36.1k expected to go: saves $0.081 over ~30 later requests < $0.117 to write 31.2k tokens again (anthropic, after question) → skipped\n"
+        ));
+        // On a cold cache: what it saves, and no rewrite.
+        let cold = json!({"rule": "exchanges", "savedChars": 10000, "requests": 4, "rewriteChars": 0, "expectedChars": 10000,
+            "later": 4, "gainMicros": 3000, "costMicros": 0, "lapsedMs": 600400, "cache": "anthropic", "basis": "question", "paidOff": true});
+        assert!(line(cold).contains(
+            "  break-even: exchanges 10.0k saved: cache lapsed after 10 min idle, nothing written again for it; saves $0.003 over ~4 later requests (anthropic) → paid off\n"
+        ), "{}", line(json!({})));
+        let cold = json!({"rule": "images", "savedChars": 6426, "requests": 17, "factor": 16, "rewriteChars": 0,
+            "lapsedMs": 3_900_000, "cache": "prefix", "basis": "first-edit", "paidOff": true});
+        assert!(line(cold).contains(
+            "  break-even: images 6.4k saved: cache lapsed after 1 h 5 min idle, nothing written again for it (prefix) → paid off\n"
         ));
         let room = json!({"rule": "checkpoint", "savedChars": 60200, "requests": 12, "rewriteChars": 124800, "expectedChars": 36100,
             "later": 3, "gainMicros": 100, "costMicros": 117000, "room": true, "cache": "prefix", "basis": "first-edit", "paidOff": true});

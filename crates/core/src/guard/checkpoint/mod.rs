@@ -280,6 +280,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 requests: gate.turns,
                 later: later_requests(s.later_requests, gate.turns, requests_so_far, &p.earlier_runs),
                 share_permille: removed_share(p.records.iter().map(|r| &r.record)),
+                lapsed: p.model.lapsed(),
             };
             // Pi's estimate of the context, or where Pi has none yet (no usage recorded), the measure's own.
             let context_tokens = if p.model.context_tokens > 0 { p.model.context_tokens } else { measure.whole() / 4 };
@@ -350,6 +351,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 requests_so_far,
                 cache,
                 prices: p.model.prices,
+                lapsed: None,
                 break_even: decision,
                 judge: None,
             },

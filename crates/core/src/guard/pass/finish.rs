@@ -151,6 +151,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         prices: pass.prices,
         requests: pass.requests_so_far,
         later: later_after_run(pass.requests_so_far),
+        lapsed: pass.lapsed,
         ..Outlook::default()
     };
 

@@ -127,6 +127,9 @@ pub enum Skip {
     EarlyInRun,
     /// A chat-model judge would cost more than its edits could save (issue 13).
     JudgeNotWorthIt,
+    /// A pass at a prompt's first request whose main-model cache has not
+    /// lapsed: what waits for a cold cache keeps waiting (`MainModel::lapsed`).
+    CacheWarm,
 }
 
 impl Skip {
@@ -143,6 +146,7 @@ impl Skip {
             Skip::NotPayingOff => "not-paying-off",
             Skip::EarlyInRun => "early-in-run",
             Skip::JudgeNotWorthIt => "judge-not-worth-it",
+            Skip::CacheWarm => "cache-warm",
         }
     }
 }
@@ -181,6 +185,9 @@ pub struct PassState {
     pub cache: crate::guard::cache::Cache,
     /// The main model's prices, for the run end's break-evens.
     pub prices: crate::guard::worth::Prices,
+    /// A pass at the first request of a prompt that came after the main
+    /// model's cache lapsed (`MainModel::lapsed`): its break-evens weigh no rewrite.
+    pub lapsed: Option<usize>,
     /// Break-even decisions already taken (a checkpoint's, §7); `finish`
     /// adds the run end's and puts them all in the record.
     pub break_even: Vec<crate::guard::cache::BreakEven>,

@@ -100,6 +100,9 @@ pub fn plan(input: &PassInput) -> Plan {
     let Some(run) = find_run(entries, s) else {
         return skipped(s, Skip::NoRun);
     };
+    if input.model.opening && input.model.lapsed().is_none() {
+        return skipped(s, Skip::CacheWarm);
+    }
     let measure = rewrite(&input.model, entries);
     let requests_so_far = requests_so_far(entries);
     let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
@@ -163,6 +166,7 @@ pub fn plan(input: &PassInput) -> Plan {
             requests_so_far,
             cache: measure.cache(),
             prices: input.model.prices,
+            lapsed: input.model.lapsed(),
             break_even: Vec::new(),
             judge,
         },

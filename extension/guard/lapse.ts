@@ -1,0 +1,162 @@
+// The main model's prompt cache over time, as Pi lets an extension see it,
+// and the pass that puts waiting edits in once the cache has lapsed (issue 20,
+// "timing"; docs/GUARD.md "Waiting for the cache to lapse").
+//
+// The core decides (guard/cache.rs `MainModel::lapsed`: the TTL by provider,
+// Pi's cache warming) from the facts cache-facts.ts reads into every pass's
+// `MainModel`.
+//
+// Why the `context` hook of a run's first request: an edit must be in that
+// request to be free (it writes the whole context anyway), and only
+// `turn_end` and `agent_before_settle` may append a `context_edit`.
+// `before_agent_start` and `input` run before the prompt is on the branch
+// (the run, the question and which exchanges are old are all read from it)
+// and can append nothing. So the pass runs in `context` once the prompt is
+// there, hands Pi the messages with its edits applied the way Pi projects a
+// `context_edit` (Pi's `projectContextEntry`), and the run's first
+// `turn_end` appends the same edits and the record: from the second request
+// on Pi's own projection carries them, byte for byte what the first sent.
+// The only in-memory state is those drafts, between the two hooks of one
+// request; an aborted request drops them (its context was not kept).
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { callCore } from "../core.ts";
+import type { Entry } from "./cache-facts.ts";
+import { classifyAndFinish, passInput } from "./checkpoint.ts";
+import type { findClassifier } from "./model.ts";
+import type { BreakEvenDecision, GuardSettings, PassOutcome } from "./types.ts";
+import { guardCore } from "./wasm.ts";
+
+/** Whether the last pass left something for a cold cache: results deferred in the branch's latest record, or this process's last run end. */
+function waiting(branch: readonly unknown[], lastBreakEven: readonly BreakEvenDecision[]): boolean {
+  if (lastBreakEven.some((b) => b.rule !== "checkpoint" && !b.paidOff)) return true;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i] as Entry;
+    if (e.type !== "custom" || e.customType !== "context-guard") continue;
+    const results = (e.data as { results?: { reason?: unknown }[] } | undefined)?.results;
+    return Array.isArray(results) && results.some((r) => r?.reason === "deferred");
+  }
+  return false;
+}
+
+type Draft = PassOutcome["entries"][number];
+type Projected = { sourceEntry: { id: string }; messages: { role?: string }[] };
+
+/** A message with a `context_edit`'s replacement, as Pi's `projectContextEntry` (session-manager.js) applies one. */
+function replaced(message: { role?: string }, content: unknown): { role?: string } {
+  if (message.role !== "user" && message.role !== "assistant" && message.role !== "toolResult" && message.role !== "custom") return message;
+  const text = (message.role === "assistant" || message.role === "toolResult") && typeof content === "string";
+  return { ...message, content: text ? [{ type: "text", text: content }] : content } as { role?: string };
+}
+
+/**
+ * `messages` (the `context` event's, system messages left out) with `drafts` applied as Pi projects a
+ * `context_edit`, or undefined when they do not line up with the session's projection (another extension
+ * changed them): then nothing is applied and nothing appended.
+ */
+function applyDrafts(ctx: ExtensionContext, messages: readonly { role?: string }[], drafts: readonly Draft[]): { role?: string }[] | undefined {
+  const entries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
+  const visible = entries.flatMap((e) => e.messages.filter((m) => m.role !== "system"));
+  if (visible.length !== messages.length || visible.some((m, i) => m.role !== messages[i].role)) return undefined;
+  const edits = new Map<string, { content?: unknown } | null>();
+  for (const d of drafts) {
+    const edit = d as { type?: string; targetId?: string; replacement?: { content?: unknown } | null };
+    if (edit.type === "context_edit" && typeof edit.targetId === "string") edits.set(edit.targetId, edit.replacement ?? null);
+  }
+  const out: { role?: string }[] = [];
+  let at = 0;
+  for (const e of entries) {
+    const own = messages.slice(at, at + e.messages.filter((m) => m.role !== "system").length);
+    at += own.length;
+    if (!edits.has(e.sourceEntry.id)) out.push(...own);
+    else {
+      const replacement = edits.get(e.sourceEntry.id);
+      if (replacement) out.push(...own.map((m) => replaced(m, replacement.content)));
+    }
+  }
+  return out;
+}
+
+export interface OpeningDeps {
+  settingsOf: (ctx: ExtensionContext) => { settings: GuardSettings };
+  lookup: (ctx: ExtensionContext, settings: GuardSettings) => ReturnType<typeof findClassifier>;
+  busy: (ctx: ExtensionContext) => void;
+  warnOnce: (ctx: ExtensionContext, message: string) => void;
+  readPoints: (ctx: ExtensionContext) => string[];
+  lastBreakEven: () => readonly BreakEvenDecision[];
+  noteBreakEven: (decisions: BreakEvenDecision[]) => void;
+}
+
+/**
+ * The opening pass: before the first request of a prompt that comes after the main model's cache lapsed,
+ * the run-end rules run again with the cold cache (no rewrite counted), so what they held back goes in
+ * free. Registered before the checkpoint's `turn_end`, which then sees these edits among the proposals.
+ */
+export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
+  let pending: { promptId: string; entries: Draft[] } | undefined;
+  const seen = new Set<string>();
+  pi.on("session_start", () => {
+    pending = undefined;
+    seen.clear();
+  });
+  pi.on("agent_settled", () => {
+    pending = undefined;
+  });
+
+  pi.on("context", async (event, ctx) => {
+    try {
+      const { settings } = deps.settingsOf(ctx);
+      if (!settings.enabled) return undefined;
+      const branch = ctx.sessionManager.getBranch() as Entry[];
+      const lastMessage = branch.findLast((e) => e.type === "message");
+      // Only the run's first request: the branch ends with its prompt. Once a prompt, whatever happens.
+      if (lastMessage?.message?.role !== "user" || !lastMessage.id || seen.has(lastMessage.id)) return undefined;
+      seen.add(lastMessage.id);
+      if (!waiting(branch, deps.lastBreakEven())) return undefined;
+      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: unknown[] }).entries;
+      const lookup = deps.lookup(ctx, settings);
+      const input = passInput(ctx, contextEntries, settings, lookup.ok, deps.readPoints(ctx));
+      const planned = callCore(() => guardCore.planPass({ ...input, model: { ...input.model!, opening: true } }));
+      if (!planned.ok) {
+        deps.warnOnce(ctx, `the pass for a lapsed cache could not be planned, nothing was changed: ${planned.error}`);
+        return undefined;
+      }
+      if (planned.value.skipped) return undefined;
+      // The user waits for the classifier here (at most `timeoutMs`), as at a checkpoint.
+      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, deps.busy);
+      if (!outcome.ok) {
+        deps.warnOnce(ctx, `the pass for a lapsed cache could not finish, nothing was changed: ${outcome.error}`);
+        return undefined;
+      }
+      const entries = outcome.value.entries;
+      if (!entries.some((d) => (d as { type?: string }).type === "context_edit")) {
+        if (outcome.value.breakEven?.length) deps.noteBreakEven(outcome.value.breakEven);
+        return undefined;
+      }
+      const messages = applyDrafts(ctx, event.messages as { role?: string }[], entries);
+      if (!messages) {
+        deps.warnOnce(ctx, "the request's messages differ from the session's projection; the edits for a lapsed cache wait");
+        return undefined;
+      }
+      pending = { promptId: lastMessage.id, entries };
+      deps.noteBreakEven(outcome.value.breakEven ?? []);
+      return { messages: messages as typeof event.messages };
+    } catch (error) {
+      deps.warnOnce(ctx, `the pass for a lapsed cache failed, nothing was changed: ${(error as Error).message}`);
+      return undefined;
+    }
+  });
+
+  pi.on("turn_end", (event, ctx) => {
+    const p = pending;
+    pending = undefined;
+    if (!p) return undefined;
+    try {
+      // The drafts belong to the prompt still on the branch; a different branch (a `/tree` jump) drops them.
+      if (!ctx.sessionManager.getEntry(p.promptId)) return undefined;
+      return { entries: [...event.entries, ...p.entries] as typeof event.entries };
+    } catch (error) {
+      deps.warnOnce(ctx, `the edits for a lapsed cache were not appended: ${(error as Error).message}`);
+      return undefined;
+    }
+  });
+}
