@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { answering } from "../harness/classifier.ts";
 import { shiftedClock } from "../harness/clock.ts";
-import { LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
+import { LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, promptWithPauses, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
@@ -55,14 +55,7 @@ async function runSession(pauses: number[], cacheWarming: "off" | "idle"): Promi
     });
     try {
       await loopback.select(pi);
-      const firsts: number[] = [];
-      for (const x of prompts) {
-        clock.advance(x.pauseMs);
-        firsts.push(server.bodies.length);
-        await pi.prompt(x.text);
-      }
-      assert.equal(server.pendingSteps(), 0, "every scripted turn was used");
-      for (const u of server.usage) assert.equal(u.rejected, undefined, `the server accepted every body: ${u.rejected}`);
+      const firsts = await promptWithPauses(pi, server, clock, prompts);
       await pi.prompt("/guard");
       const guardLine = pi.notifications.map((n) => n.message).find((m) => m.includes("context-guard") && m.includes("break-even"));
       return { branch: pi.branch(), bodies: [...server.bodies], usage: [...server.usage], firsts, guardLine };

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicSession, breakpointsOf, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { shiftedClock } from "../harness/clock.ts";
-import { checkRunWorked, LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
+import { checkRunWorked, LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, promptWithPauses, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
 import { openAiSession, startOpenAiServer } from "../harness/openai-server.ts";
 import type { Loose } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -40,15 +40,8 @@ for (const provider of ["anthropic", "openai"] as const) {
       try {
         await loopback.select(pi);
         /** The index of each prompt's first request. */
-        const firsts: number[] = [];
-        for (const x of prompts) {
-          clock.advance(x.pauseMs);
-          firsts.push(server.bodies.length);
-          await pi.prompt(x.text);
-        }
-        assert.equal(server.pendingSteps(), 0, "every scripted turn was used");
+        const firsts = await promptWithPauses(pi, server, clock, prompts);
         assert.equal(server.bodies.length, 25, "5 requests for the first prompt, 4 for each later one");
-        for (const u of server.usage) assert.equal(u.rejected, undefined, `the server accepted every body: ${u.rejected}`);
         const branch = pi.branch();
         checkRunWorked(branch, p);
         assert.equal(clock.offset(), 26 * 60_000, "2 + 10 + 2 + 10 + 2 minutes");

@@ -388,6 +388,29 @@ export function pausedSession(p: Project = project(SESSION_PAUSE_MINUTES.length 
   });
 }
 
+/**
+ * Sends `prompts` to `pi` in order, each after its pause on `clock`, and checks that the server used
+ * every scripted turn and accepted every body. Returns the index of each prompt's first request.
+ */
+export async function promptWithPauses(
+  pi: Pick<PiSession, "prompt">,
+  server: { bodies: unknown[]; usage: { rejected?: string }[]; pendingSteps(): number },
+  clock: { advance(ms: number): void },
+  prompts: SessionPrompt[],
+): Promise<number[]> {
+  const firsts: number[] = [];
+  for (const x of prompts) {
+    clock.advance(x.pauseMs);
+    firsts.push(server.bodies.length);
+    await pi.prompt(x.text);
+  }
+  const unused = server.pendingSteps();
+  if (unused !== 0) throw new Error(`long-run: ${unused} scripted turns unused`);
+  const rejected = server.usage.find((u) => u.rejected !== undefined);
+  if (rejected) throw new Error(`long-run: the server rejected a body: ${rejected.rejected}`);
+  return firsts;
+}
+
 function fixSteps(bug: Project["bugs"][number], lead: string): Step[] {
   return [
     { say: `${lead}${bug.module}.${bug.fn} fails ${bug.failing} case${bug.failing === 1 ? "" : "s"}. Reading ${bug.path}.`, calls: [{ tool: "read", args: { path: bug.path } }] },
