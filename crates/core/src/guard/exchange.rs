@@ -184,10 +184,15 @@ pub fn stub(span: &Span) -> String {
 /// `keepRecentExchanges`, completed, not already omitted, nothing edited or
 /// omitted by someone else, ≥ 2,000 editable characters, stub shorter.
 pub fn candidates(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<Span> {
+    candidates_before(entries, run.prompt_index, s)
+}
+
+/// [`candidates`] before the entry `before` (the run's prompt).
+pub fn candidates_before(entries: &[ContextEntry], before: usize, s: &Settings) -> Vec<Span> {
     if !s.prune_exchanges {
         return Vec::new();
     }
-    let all = spans(entries, run.prompt_index);
+    let all = spans(entries, before);
     let judged = all.len().saturating_sub(s.keep_recent_exchanges);
     all.into_iter()
         .take(judged)

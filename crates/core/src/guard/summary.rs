@@ -15,7 +15,7 @@ use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
 use crate::kept::Stats;
-use crate::text::{sanitize_line, short_count};
+use crate::text::{push_usize, sanitize_line, short_count};
 
 /// What the report reads.
 #[derive(Debug, Clone, Default)]
@@ -49,8 +49,52 @@ pub struct SummaryInput {
     pub mid_run_room_tokens: usize,
     pub mid_run_room_min_tokens: usize,
     pub later_requests: String,
+    /// The run lengths the `median` estimator has (`worth::later_requests`):
+    /// this session's earlier runs and the project's saved sessions' runs,
+    /// and what the extension says of the saved ones (still being read, or
+    /// why they could not be), for the estimator's line.
+    pub earlier_runs: Option<EarlierRuns>,
     /// The last checkpoint skipped since one last ran, in this process (nothing is appended for a skip).
     pub last_skip: Option<SkipNote>,
+}
+
+/// Where the `median` estimator's run lengths come from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EarlierRuns {
+    pub session: usize,
+    pub saved: usize,
+    pub note: Option<String>,
+}
+
+impl EarlierRuns {
+    fn from_value(v: Value) -> Option<EarlierRuns> {
+        if !v.is_object() {
+            return None;
+        }
+        let mut f = crate::read::Fields::of(v);
+        Some(EarlierRuns { session: f.count("session"), saved: f.count("saved"), note: f.opt_string("note") })
+    }
+
+    /// The line `/guard` shows, such as `later requests: median of 37 earlier
+    /// runs (this session 3, saved sessions 34)`.
+    fn line(&self) -> String {
+        let n = self.session.saturating_add(self.saved);
+        let mut out = String::from("later requests: median of ");
+        push_usize(&mut out, n);
+        out.push_str(if n == 1 { " earlier run (this session " } else { " earlier runs (this session " });
+        push_usize(&mut out, self.session);
+        out.push_str(", saved sessions ");
+        push_usize(&mut out, self.saved);
+        out.push(')');
+        if n == 0 {
+            out.push_str(", so the turns so far");
+        }
+        if let Some(note) = self.note.as_deref().filter(|t| !t.is_empty()) {
+            out.push_str("; ");
+            out.push_str(&sanitize_line(note, 200));
+        }
+        out
+    }
 }
 
 /// A skipped checkpoint: why, and what its gates measured.
@@ -150,6 +194,7 @@ impl SummaryInput {
             mid_run_room_tokens: f.count("midRunRoomTokens"),
             mid_run_room_min_tokens: f.count("midRunRoomMinTokens"),
             later_requests: f.string("laterRequests"),
+            earlier_runs: EarlierRuns::from_value(f.take("earlierRuns")),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
         }
     }
@@ -231,6 +276,9 @@ pub fn summary(input: &SummaryInput) -> String {
             "off".to_string()
         }
     ));
+    if let Some(runs) = input.earlier_runs.as_ref().filter(|_| input.mid_run && input.later_requests == "median") {
+        lines.push(format!("  {}", runs.line()));
+    }
     if let Some(skip) = &input.last_skip {
         lines.push(format!("  {}", skip.line()));
     }
@@ -515,6 +563,28 @@ mod tests {
         let none = SummaryInput::from_value(json!({"lastSkip": {"skipped": "nothing-eligible", "gate": {"turns": 3}}}));
         assert!(summary(&none).contains("last checkpoint skipped (turn 3): nothing eligible"));
         assert!(summary(&SummaryInput::from_value(json!({"midRun": false}))).contains("mid-run checkpoints: off"));
+    }
+
+    #[test]
+    fn says_how_many_earlier_runs_the_median_has() {
+        let with = |later: &str, runs: Value| {
+            summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": later, "earlierRuns": runs})))
+        };
+        let text = with("median", json!({"session": 3, "saved": 34}));
+        assert!(
+            text.contains("\n  later requests: median of 37 earlier runs (this session 3, saved sessions 34)\n"),
+            "{text}"
+        );
+        let text = with("median", json!({"session": 0, "saved": 0, "note": "saved sessions still being read"}));
+        assert!(
+            text.contains("later requests: median of 0 earlier runs (this session 0, saved sessions 0), so the turns so far; saved sessions still being read"),
+            "{text}"
+        );
+        assert!(with("median", json!({"session": 1, "saved": 0})).contains("median of 1 earlier run (this"));
+        // Another estimator does not read them; nor does anything without checkpoints.
+        assert!(!with("turns", json!({"session": 3, "saved": 34})).contains("later requests:"));
+        assert!(!summary(&SummaryInput::from_value(json!({"laterRequests": "median", "earlierRuns": {"session": 3}})))
+            .contains("later requests:"));
     }
 
     #[test]
