@@ -127,10 +127,10 @@ export function earlierRuns(ctx: ExtensionContext): number[] {
   return [...savedOf(ctx).runs, ...sessionRuns(ctx)];
 }
 
-/** How many earlier runs the estimator has, by where they come from, for `/guard`. */
-export function earlierRunCounts(ctx: ExtensionContext): { session: number; saved: number; note?: string } {
+/** How many earlier runs the estimator has, by where they come from, as `/guard`'s input names them. */
+export function earlierRunCounts(ctx: ExtensionContext): { earlierRunsSession: number; earlierRunsSaved: number; earlierRunsNote?: string } {
   const { runs, note } = savedOf(ctx);
-  return { session: sessionRuns(ctx).length, saved: runs.length, note };
+  return { earlierRunsSession: sessionRuns(ctx).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
 }
 
 /**

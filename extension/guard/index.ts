@@ -315,7 +315,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             midRunRoomMinTokens: settings.midRunRoomMinTokens,
             midRunBreakEven: settings.midRunBreakEven,
             laterRequests: settings.laterRequests,
-            earlierRuns: earlierRunCounts(ctx),
+            ...earlierRunCounts(ctx),
             midRunMinAgeTurns: settings.midRunMinAgeTurns,
             lastSkip,
             beforeCompaction: compactionLine,

@@ -109,8 +109,10 @@ export interface SummaryInput {
   midRunRoomTokens?: number;
   midRunRoomMinTokens?: number;
   laterRequests?: string;
-  /** The `median` estimator's run lengths by where they come from (guard/checkpoint.ts `earlierRunCounts`). */
-  earlierRuns?: { session: number; saved: number; note?: string };
+  /** How many runs the `median` estimator has, by where they come from (guard/checkpoint.ts `earlierRunCounts`). */
+  earlierRunsSession?: number;
+  earlierRunsSaved?: number;
+  earlierRunsNote?: string;
   /** The last checkpoint skipped since one last ran, in this process: why, and what its gates measured. */
   lastSkip?: { skipped: PassSkip; gate?: CheckpointGate };
   pruneExchanges: boolean;

@@ -52,7 +52,8 @@ pub struct SummaryInput {
     /// The run lengths the `median` estimator has (`worth::later_requests`):
     /// this session's earlier runs and the project's saved sessions' runs,
     /// and what the extension says of the saved ones (still being read, or
-    /// why they could not be), for the estimator's line.
+    /// why they could not be), for the estimator's line. Read from the flat
+    /// `earlierRunsSession`, `earlierRunsSaved` and `earlierRunsNote`.
     pub earlier_runs: Option<EarlierRuns>,
     /// The last checkpoint skipped since one last ran, in this process (nothing is appended for a skip).
     pub last_skip: Option<SkipNote>,
@@ -67,19 +68,11 @@ pub struct EarlierRuns {
 }
 
 impl EarlierRuns {
-    fn from_value(v: Value) -> Option<EarlierRuns> {
-        if !v.is_object() {
-            return None;
-        }
-        let mut f = crate::read::Fields::of(v);
-        Some(EarlierRuns { session: f.count("session"), saved: f.count("saved"), note: f.opt_string("note") })
-    }
-
     /// The line `/guard` shows, such as `later requests: median of 37 earlier
-    /// runs (this session 3, saved sessions 34)`.
+    /// runs (this session 3, saved sessions 34)`, indented.
     fn line(&self) -> String {
         let n = self.session.saturating_add(self.saved);
-        let mut out = String::from("later requests: median of ");
+        let mut out = String::from("  later requests: median of ");
         push_usize(&mut out, n);
         out.push_str(if n == 1 { " earlier run (this session " } else { " earlier runs (this session " });
         push_usize(&mut out, self.session);
@@ -194,7 +187,12 @@ impl SummaryInput {
             mid_run_room_tokens: f.count("midRunRoomTokens"),
             mid_run_room_min_tokens: f.count("midRunRoomMinTokens"),
             later_requests: f.string("laterRequests"),
-            earlier_runs: EarlierRuns::from_value(f.take("earlierRuns")),
+            // Absent: not shown.
+            earlier_runs: f.opt_count("earlierRunsSession").map(|session| EarlierRuns {
+                session,
+                saved: f.count("earlierRunsSaved"),
+                note: f.opt_string("earlierRunsNote"),
+            }),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
         }
     }
@@ -277,7 +275,7 @@ pub fn summary(input: &SummaryInput) -> String {
         }
     ));
     if let Some(runs) = input.earlier_runs.as_ref().filter(|_| input.mid_run && input.later_requests == "median") {
-        lines.push(format!("  {}", runs.line()));
+        lines.push(runs.line());
     }
     if let Some(skip) = &input.last_skip {
         lines.push(format!("  {}", skip.line()));
@@ -567,23 +565,26 @@ mod tests {
 
     #[test]
     fn says_how_many_earlier_runs_the_median_has() {
-        let with = |later: &str, runs: Value| {
-            summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": later, "earlierRuns": runs})))
+        let with = |later: &str, session: usize, saved: usize, note: Option<&str>| {
+            summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": later,
+                "earlierRunsSession": session, "earlierRunsSaved": saved, "earlierRunsNote": note})))
         };
-        let text = with("median", json!({"session": 3, "saved": 34}));
+        let text = with("median", 3, 34, None);
         assert!(
             text.contains("\n  later requests: median of 37 earlier runs (this session 3, saved sessions 34)\n"),
             "{text}"
         );
-        let text = with("median", json!({"session": 0, "saved": 0, "note": "saved sessions still being read"}));
+        let text = with("median", 0, 0, Some("saved sessions still being read"));
         assert!(
             text.contains("later requests: median of 0 earlier runs (this session 0, saved sessions 0), so the turns so far; saved sessions still being read"),
             "{text}"
         );
-        assert!(with("median", json!({"session": 1, "saved": 0})).contains("median of 1 earlier run (this"));
-        // Another estimator does not read them; nor does anything without checkpoints.
-        assert!(!with("turns", json!({"session": 3, "saved": 34})).contains("later requests:"));
-        assert!(!summary(&SummaryInput::from_value(json!({"laterRequests": "median", "earlierRuns": {"session": 3}})))
+        assert!(with("median", 1, 0, None).contains("median of 1 earlier run (this"));
+        // Another estimator does not read them; nor does anything without checkpoints or without the figures.
+        assert!(!with("turns", 3, 34, None).contains("later requests:"));
+        let off = json!({"laterRequests": "median", "earlierRunsSession": 3, "earlierRunsSaved": 1});
+        assert!(!summary(&SummaryInput::from_value(off)).contains("later requests:"));
+        assert!(!summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": "median"})))
             .contains("later requests:"));
     }
 

@@ -114,8 +114,7 @@ pub struct Chosen {
 pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, seen: usize) -> Option<Chosen> {
     let s = &input.settings;
     let run = find_run(entries, s)?;
-    let recent = entries.get(seen..).unwrap_or(&[]);
-    let mut images = crate::guard::images::old_images(recent, s.image_keep_turns);
+    let mut images = crate::guard::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns);
     for im in &mut images {
         im.entry_index += seen;
         let m = measure.measure(im.entry_index);
@@ -136,12 +135,10 @@ pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, se
         None
     };
     let judged = exchanges_judged_since(&input.records, run.prompt_index);
-    let mut exchanges = crate::guard::exchange::candidates_before(recent, run.prompt_index.saturating_sub(seen), s);
-    exchanges.retain(|x| !memo::contains(&judged, &x.prompt_id));
-    for x in &mut exchanges {
-        x.prompt_index += seen;
-        x.editable.iter_mut().for_each(|e| *e += seen);
-    }
+    let exchanges = crate::guard::exchange::candidates_from(entries, seen, &run, s)
+        .into_iter()
+        .filter(|x| !memo::contains(&judged, &x.prompt_id))
+        .collect();
     let items = Items { large: large.outputs, small: small_of(small_candidates, entries, &run, s), exchanges };
     Some(Chosen { run, items, images, large_skip })
 }
