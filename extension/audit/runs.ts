@@ -7,7 +7,9 @@
 // same thing in both.
 //
 // Bounded: the SAVED_SESSIONS most recently written files of at most
-// SAVED_SESSION_BYTES each (a larger one is left out, and said), the current
+// SAVED_SESSION_BYTES each (a larger one is left out, and said: its size is
+// known before its header, so in a `sessionDir` shared by every project it may
+// be another project's), the current
 // session's own file never (its runs come from Pi's branch). Read once per
 // Pi session, in the background: a turn never waits for it, and a checkpoint
 // before it is done has this session's runs only. A file that cannot be read
