@@ -15,6 +15,9 @@ import { auditFiles, projectFolder, sessionFiles, sessionFolder } from "./run.ts
 import { AuditScreen } from "./screen.ts";
 import type { Projection } from "./would-do.ts";
 
+// The project's saved sessions' run lengths for the guard's estimator (runs.ts), handed over by index.ts.
+export { savedSessionRuns } from "./runs.ts";
+
 /** The custom entry `/guard audit` appends in json mode. */
 export const AUDIT_ENTRY = "context-guard-audit";
 

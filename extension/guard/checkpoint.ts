@@ -66,25 +66,73 @@ function contextTokens(ctx: ExtensionContext): number {
 }
 
 /**
- * The provider requests (assistant messages) of each run on the session's branch before the current one,
- * oldest first: a run starts at a user message. Read from the raw branch, so runs a compaction or an
- * omitted exchange took out of the context still count.
+ * The provider requests (assistant messages) of each run of a branch, oldest first: a run starts at a user
+ * message. The branch's raw entries (Pi's `getBranch()`, or a saved session's branch as the audit reads it),
+ * so runs a compaction or an omitted exchange took out of the context still count. The last run is in it.
  */
-export function earlierRuns(ctx: ExtensionContext): number[] {
+export function runLengths(branch: Iterable<{ type?: string; message?: { role?: string } }>): number[] {
   const runs: number[] = [];
+  let current = -1;
+  for (const entry of branch) {
+    const role = entry?.type === "message" ? entry.message?.role : undefined;
+    if (role === "user") {
+      if (current >= 0) runs.push(current);
+      current = 0;
+    } else if (role === "assistant" && current >= 0) current++;
+  }
+  if (current >= 0) runs.push(current);
+  return runs;
+}
+
+/**
+ * The run lengths of the project's saved sessions, for the `median` estimator (issue 20): read by the
+ * audit's reader (audit/in-pi.ts), handed over by index.ts. `start` begins the read in the background at
+ * a session's start; `get` says what has been read so far (nothing while it is read) and why some is not.
+ */
+export interface SavedRuns {
+  start: (ctx: ExtensionContext, warn: (message: string) => void) => void;
+  get: (ctx: ExtensionContext) => { runs: number[]; note?: string };
+}
+
+// Set once by `registerGuard` from what index.ts hands it; none until then (and in tests).
+let saved: SavedRuns | undefined;
+
+/** Where `earlierRuns` takes the saved sessions' runs from. */
+export function useSavedRuns(source: SavedRuns | undefined): void {
+  saved = source;
+}
+
+/** This session's earlier runs (the current one, still running, left out), as `runLengths` counts them. */
+function sessionRuns(ctx: ExtensionContext): number[] {
   try {
-    let current = -1;
-    for (const entry of ctx.sessionManager.getBranch() as { type?: string; message?: { role?: string } }[]) {
-      const role = entry.type === "message" ? entry.message?.role : undefined;
-      if (role === "user") {
-        if (current >= 0) runs.push(current);
-        current = 0;
-      } else if (role === "assistant" && current >= 0) current++;
-    }
+    return runLengths(ctx.sessionManager.getBranch() as { type?: string; message?: { role?: string } }[]).slice(0, -1);
   } catch {
     // No branch to read: no earlier run, the estimator falls back to the turns so far.
+    return [];
   }
-  return runs;
+}
+
+/** What the saved sessions gave so far; nothing when they are not handed over or fail. */
+function savedOf(ctx: ExtensionContext): { runs: number[]; note?: string } {
+  try {
+    return saved?.get(ctx) ?? { runs: [] };
+  } catch (error) {
+    return { runs: [], note: `saved sessions not read: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * The lengths of the runs the `median` estimator reads (`worth::later_requests`): the project's saved
+ * sessions' runs, then this session's before the current one (newest last).
+ */
+export function earlierRuns(ctx: ExtensionContext): number[] {
+  return [...savedOf(ctx).runs, ...sessionRuns(ctx)];
+}
+
+/** How many earlier runs the estimator has, by where they come from, as `/guard`'s input names them. */
+export function earlierRunCounts(ctx: ExtensionContext): { earlierRunsSession: number; earlierRunsSaved: number; earlierRunsNote?: string } {
+  const { runs, note } = savedOf(ctx);
+  return { earlierRunsSession: sessionRuns(ctx).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
 }
 
 /**

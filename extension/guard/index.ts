@@ -13,7 +13,7 @@ import type { BreakEvenDecision, GuardSettings } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
 import { say, say as sayInUi, setStatus } from "../ui.ts";
-import { classifyAndFinish, passInput, registerCheckpoint, type SkipNote } from "./checkpoint.ts";
+import { classifyAndFinish, earlierRunCounts, passInput, registerCheckpoint, type SavedRuns, type SkipNote, useSavedRuns } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { sessionBill } from "./bill.ts";
@@ -51,10 +51,13 @@ function loadSettings(): Loaded {
 /** What `/guard` hands to parts it does not import: `audit` runs `/guard audit …` (audit/in-pi.ts, given by index.ts). */
 export interface GuardCommands {
   audit: (args: string, ctx: ExtensionCommandContext, say: (text: string, level: "info" | "warning" | "error") => void) => Promise<void>;
+  /** The project's saved sessions' run lengths for the `median` estimator (audit/in-pi.ts, given by index.ts). */
+  savedRuns?: SavedRuns;
 }
 
 export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   if (disabledBy(["guard", "context-guard"])) return;
+  useSavedRuns(commands.savedRuns);
 
   let loaded: Loaded | undefined;
   const warned = new Set<string>();
@@ -130,6 +133,13 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   pi.on("session_start", (_event, ctx) => {
     loaded = undefined;
     refreshStatus(ctx);
+    // The saved sessions' runs are read in the background, once per session, for the checkpoints' estimator.
+    try {
+      const { settings } = fileSettings(ctx);
+      if (settings.enabled && settings.midRun && settings.laterRequests === "median") commands.savedRuns?.start(ctx, (m) => warnOnce(ctx, m));
+    } catch (error) {
+      warnOnce(ctx, `saved sessions not read: ${(error as Error).message}`);
+    }
   });
   pi.on("agent_settled", (_event, ctx) => void refreshStatus(ctx));
   pi.on("session_tree", (_event, ctx) => void refreshStatus(ctx));
@@ -318,6 +328,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             midRunRoomMinTokens: settings.midRunRoomMinTokens,
             midRunBreakEven: settings.midRunBreakEven,
             laterRequests: settings.laterRequests,
+            ...earlierRunCounts(ctx),
             midRunMinAgeTurns: settings.midRunMinAgeTurns,
             midRunMinTurns: settings.midRunMinTurns,
             lastSkip,

@@ -110,6 +110,10 @@ export interface SummaryInput {
   midRunRoomTokens?: number;
   midRunRoomMinTokens?: number;
   laterRequests?: string;
+  /** How many runs the `median` estimator has, by where they come from (guard/checkpoint.ts `earlierRunCounts`). */
+  earlierRunsSession?: number;
+  earlierRunsSaved?: number;
+  earlierRunsNote?: string;
   /** The last checkpoint skipped since one last ran, in this process: why, and what its gates measured. */
   lastSkip?: { skipped: PassSkip; gate?: CheckpointGate };
   pruneExchanges: boolean;

@@ -3,10 +3,12 @@
 //! run-end pass with a classifier would judge, each with its characters and
 //! the cache rewrite its edit would cause.
 //!
-//! For: the candidate lists, by the pass's own rules (`span`, `items`,
-//! `exchange`, `images`) and the one rewrite measure (`cache`). Not for:
-//! deciding anything (no classifier is asked, so the upper bound is every
-//! candidate removed whole), or reading files (the extension's `audit/`).
+//! For: asking the run-end pass's own planner (`pass::choose`, the gates of
+//! `plan`) at each run end, and turning what it chose into candidates. Not
+//! for: any rule of its own (which outputs, exchanges and images are
+//! candidates is the planner's; the rewrite is `cache`'s), deciding anything
+//! (no classifier is asked, so the upper bound is every candidate removed
+//! whole), or reading files (the extension's `audit/`).
 //!
 //! Each run end sees the branch up to the next prompt, as the pass at that
 //! run end would have. Edits the guard would have made at earlier run ends
@@ -14,15 +16,14 @@
 //! context: at most what it would have been. An old image or exchange is a
 //! candidate at every later run end too; it is counted once, at the first.
 
-use crate::entry::{ContextEntry, Message};
 use crate::guard::cache::{entry_chars, rewrite_sized, Measured};
 use crate::guard::exchange;
-use crate::guard::images::old_images;
-use crate::guard::items::{run_calls, small_of, superseded_by};
+use crate::guard::images::young_from;
+use crate::guard::items::{run_calls, superseded_by};
 use crate::guard::json::push_str;
-use crate::guard::pass::PassInput;
+use crate::guard::pass::{choose, PassInput};
 use crate::guard::render::tool_label;
-use crate::guard::span::{find_run, large_of, run_outputs, Output};
+use crate::guard::span::Output;
 use crate::text::{js_prefix, push_usize};
 
 /// A prompt as an exchange candidate's label shows it.
@@ -45,87 +46,78 @@ pub struct Candidate {
     pub run: usize,
 }
 
-/// Every candidate of every run end of `input.entries`, and the number of run ends.
+/// Every candidate of every run end of `input.entries`, and the number of
+/// run ends: at each, what the planner chooses over the branch up to it.
 pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
     let s = &input.settings;
     let entries = input.entries.as_slice();
+    // Measured once for the session; each run end's rewrite sums its prefix of them.
     let sizes: Vec<usize> = entries.iter().map(entry_chars).collect();
     let prompts = exchange::prompts(entries);
     let mut ends: Vec<usize> = prompts.iter().skip(1).copied().collect();
     ends.push(entries.len());
     // Entry ids already counted, sorted (a BTreeSet<String> would add ~3.7 KB
     // to the `.wasm` for this one set).
-    let mut seen: Vec<String> = Vec::new();
+    let mut counted: Vec<String> = Vec::new();
     let mut out = Vec::new();
     let mut runs = 0;
-    let mut images_from = 0;
+    // Entries not yet old at the previous run end: the new old images are among them.
+    let mut young = 0;
     for (e, end) in ends.into_iter().enumerate() {
-        // The run is read from its prompt on (its outputs' rules read nothing before it), so that no
-        // run end reads the whole branch again for them.
-        let start = prompts.get(e).copied().unwrap_or(0);
-        let (Some(sub), Some(sub_sizes), Some(own)) = (entries.get(..end), sizes.get(..end), entries.get(start..end))
-        else {
-            continue;
-        };
-        let Some(run) = find_run(own, s) else { continue };
+        let (Some(prefix), Some(prefix_sizes)) = (entries.get(..end), sizes.get(..end)) else { continue };
+        // Exchanges before the one that has just left the last `keepRecentExchanges` were chosen at
+        // earlier run ends, and so were old images before `young`: the planner reads from the prompt
+        // at or before both, so that no run end reads the whole branch again.
+        let left = e.checked_sub(s.keep_recent_exchanges.saturating_add(1)).and_then(|j| prompts.get(j)).copied();
+        let bound = young.min(left.unwrap_or(0));
+        let seen = prompts.iter().rev().find(|&&p| p <= bound).copied().unwrap_or(0);
+        let measure = rewrite_sized(&input.model, prefix, prefix_sizes);
+        let Some(chosen) = choose(input, prefix, &measure, seen) else { continue };
+        young = young_from(prefix, s.image_keep_turns);
         let k = runs;
         runs += 1;
-        let measure = rewrite_sized(&input.model, sub, sub_sizes);
-        // Only entries that were not old at the previous run end can be new old images.
-        let from_image = images_from.min(sub.len());
-        for im in old_images(sub.get(from_image..).unwrap_or(&[]), s.image_keep_turns) {
-            if first_time(&mut seen, &im.entry_id) {
+        for im in chosen.images {
+            if first_time(&mut counted, &im.entry_id) {
                 out.push(Candidate {
                     kind: "image",
                     label: im.tool.clone(),
                     tool: im.tool,
                     entry_id: im.entry_id,
                     chars: im.before_chars.saturating_sub(im.after_chars),
-                    rewrite: measure.measure(from_image + im.entry_index),
+                    rewrite: Measured { chars: im.rewrite_chars, basis: im.rewrite_basis },
                     superseded: false,
                     run: k,
                 });
             }
         }
-        images_from = old_from(sub, s.image_keep_turns);
-        let (large, small): (Vec<_>, Vec<_>) =
-            run_outputs(own, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
-        let calls = run_calls(own, &run);
         let output = |kind, o: Output, superseded| Candidate {
             kind,
             label: tool_label(&o.tool, &o.arguments),
-            rewrite: measure.measure(start + o.entry_index),
+            rewrite: measure.measure(o.entry_index),
             tool: o.tool,
             entry_id: o.entry_id,
             chars: o.chars,
             superseded,
             run: k,
         };
-        for o in large_of(large, s).outputs {
+        // A run end's pass asks nothing about superseding for a large output (its answer is known):
+        // the flag is the report's, by the same rule a checkpoint and the small outputs apply.
+        let calls = if chosen.items.large.is_empty() { Vec::new() } else { run_calls(prefix, &chosen.run) };
+        for o in chosen.items.large {
             let later = calls.iter().filter(|(i, _, _)| *i > o.entry_index).map(|(_, n, a)| (*n, *a));
             let superseded = superseded_by(&o.tool, &o.arguments, later).is_some();
             out.push(output("large", o, superseded));
         }
-        for so in small_of(small, own, &run, s) {
+        for so in chosen.items.small {
             out.push(output("small", so.output, so.superseded.is_some()));
         }
-        // Old exchanges: the one that has just left the last `keepRecentExchanges` (earlier ones were
-        // candidates at earlier run ends), read from its prompt on, so that no run end measures every
-        // exchange before it again.
-        let from = e.checked_sub(s.keep_recent_exchanges.saturating_add(1)).and_then(|j| prompts.get(j)).copied();
-        let window = from.and_then(|f| Some((f, sub.get(f..)?)));
-        let old = window.and_then(|(f, w)| Some((f, w, find_run(w, s)?)));
-        for (f, x) in old
-            .map(|(f, w, r)| (f, exchange::candidates(w, &r, s)))
-            .into_iter()
-            .flat_map(|(f, l)| l.into_iter().map(move |x| (f, x)))
-        {
-            if first_time(&mut seen, &x.prompt_id) {
+        for x in chosen.items.exchanges {
+            if first_time(&mut counted, &x.prompt_id) {
                 out.push(Candidate {
                     kind: "exchange",
                     label: crate::text::sanitize_line(js_prefix(&x.prompt, PROMPT_LABEL_MAX), PROMPT_LABEL_MAX),
                     tool: String::new(),
-                    rewrite: measure.measure(f + x.prompt_index),
+                    rewrite: measure.measure(x.prompt_index),
                     entry_id: x.prompt_id,
                     chars: x.chars,
                     superseded: false,
@@ -146,19 +138,6 @@ fn first_time(seen: &mut Vec<String>, id: &str) -> bool {
             true
         }
     }
-}
-
-/// The first entry that `keep_turns` assistant messages do not yet follow
-/// (`images::old_images`' age): the entries before it are old.
-fn old_from(entries: &[ContextEntry], keep_turns: usize) -> usize {
-    let mut after = 0usize;
-    for (i, e) in entries.iter().enumerate().rev() {
-        if after >= keep_turns {
-            return i + 1;
-        }
-        after += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
-    }
-    0
 }
 
 /// [`candidates`] as JSON: `{ "runs": n, "cache": …, "candidates": [{ kind,
@@ -203,6 +182,8 @@ pub fn candidates_json(input: &PassInput) -> String {
 mod tests {
     use super::*;
     use crate::entry::{Block, ContextEntry, Message};
+    use crate::guard::images::old_images;
+    use crate::guard::pass::plan;
     use serde_json::json;
 
     fn entry(id: &str, m: Message) -> ContextEntry {
@@ -318,6 +299,90 @@ mod tests {
         assert_eq!(images[0].chars, whole[0].before_chars - whole[0].after_chars);
         let sizes: Vec<usize> = prefix.iter().map(entry_chars).collect();
         assert_eq!(images[0].rewrite, rewrite_sized(&input.model, prefix, &sizes).measure(2));
-        assert_eq!(old_from(prefix, 3), 3, "entries up to the image are old at the second run end");
+        assert_eq!(young_from(prefix, 3), 3, "entries up to the image are old at the second run end");
+    }
+
+    /// A saved session of seven runs: large outputs (one run's below `minRunChars`), small ones, a
+    /// screenshot that grows old at the next run end, and exchanges that leave the last two one by one.
+    fn saved_session() -> Vec<ContextEntry> {
+        use crate::guard::images::tests::{png_b64, shot};
+        let big = "x\n".repeat(5_000);
+        let small = "y\n".repeat(400);
+        let mut e = Vec::new();
+        for n in 0..7 {
+            e.push(entry(&format!("u{n}"), user(&format!("task {n}"))));
+            match n {
+                // Below minRunChars alone: no large output; its small one still goes.
+                2 => {
+                    e.push(entry("a2", call("c2", "cat one")));
+                    e.push(entry("r2", result("c2", &"z\n".repeat(2_500))));
+                    e.push(entry("b2", call("d2", "ls")));
+                    e.push(entry("q2", result("d2", &small)));
+                }
+                // A screenshot with one reply after it in its run: old at the next run end (three replies).
+                3 => {
+                    e.push(entry("a3", call("c-img", "shot")));
+                    e.push(shot("img", "a screenshot", &png_b64(1280, 960)));
+                }
+                _ => {
+                    e.push(entry(&format!("a{n}"), call(&format!("c{n}"), "make")));
+                    e.push(entry(&format!("r{n}"), result(&format!("c{n}"), &big)));
+                    e.push(entry(&format!("b{n}"), call(&format!("d{n}"), "make")));
+                    e.push(entry(&format!("q{n}"), result(&format!("d{n}"), &small)));
+                }
+            }
+            e.push(entry(&format!("s{n}"), say("done")));
+        }
+        e
+    }
+
+    #[test]
+    fn each_run_end_is_what_the_planner_plans_over_the_branch_up_to_it() {
+        let input = PassInput { entries: saved_session(), ..PassInput::default() };
+        let (list, runs) = candidates(&input);
+        assert_eq!(runs, 7);
+        let prompts = exchange::prompts(&input.entries);
+        let mut ends: Vec<usize> = prompts[1..].to_vec();
+        ends.push(input.entries.len());
+        let mut before: Vec<String> = Vec::new();
+        for (k, end) in ends.into_iter().enumerate() {
+            // The pass itself at this run end: its whole plan, requests and all, over the prefix.
+            let p = plan(&PassInput { entries: input.entries[..end].to_vec(), ..PassInput::default() });
+            let mut want: Vec<(&str, String, usize, usize)> = Vec::new();
+            for (o, r) in p.pass.outputs.iter().zip(&p.pass.large_rewrite) {
+                want.push(("large", o.entry_id.clone(), o.chars, *r));
+            }
+            for x in &p.pass.small {
+                want.push(("small", x.entry_id.clone(), x.chars, x.rewrite_chars));
+            }
+            for x in p.pass.exchanges.iter().filter(|x| !before.contains(&x.prompt_id)) {
+                want.push(("exchange", x.prompt_id.clone(), x.chars, x.rewrite_chars));
+            }
+            for im in p.pass.images.iter().filter(|im| !before.contains(&im.entry_id)) {
+                want.push(("image", im.entry_id.clone(), im.before_chars - im.after_chars, im.rewrite_chars));
+            }
+            before.extend(p.pass.exchanges.iter().map(|x| x.prompt_id.clone()));
+            before.extend(p.pass.images.iter().map(|im| im.entry_id.clone()));
+            let mut got: Vec<(&str, String, usize, usize)> = list
+                .iter()
+                .filter(|c| c.run == k)
+                .map(|c| (c.kind, c.entry_id.clone(), c.chars, c.rewrite.chars))
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "run end {k}");
+        }
+        let at = |k: usize| -> Vec<(&str, &str)> {
+            list.iter().filter(|c| c.run == k).map(|c| (c.kind, c.entry_id.as_str())).collect()
+        };
+        // What the planner says, run end by run end.
+        assert_eq!(at(0), [("large", "r0"), ("small", "q0")]);
+        assert_eq!(at(2), [("small", "q2")], "5,000 characters of large output are below minRunChars");
+        assert_eq!(at(3), [("exchange", "u0")], "the screenshot run has no output to judge; u0 leaves the last two");
+        assert_eq!(at(4), [("image", "img"), ("large", "r4"), ("small", "q4"), ("exchange", "u1")]);
+        assert_eq!(at(5), [("large", "r5"), ("small", "q5"), ("exchange", "u2")]);
+        assert_eq!(at(6), [("large", "r6"), ("small", "q6"), ("exchange", "u3")]);
+        // r0 is superseded by the second `make` of its run (the report's flag).
+        assert!(list.iter().find(|c| c.entry_id == "r0").unwrap().superseded);
     }
 }

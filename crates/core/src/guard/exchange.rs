@@ -119,7 +119,14 @@ pub fn prompts(entries: &[ContextEntry]) -> Vec<usize> {
 /// The exchanges before the entry `before` (the run's prompt), oldest first.
 /// A compaction or branch summary ends an exchange: it is never part of one.
 pub fn spans(entries: &[ContextEntry], before: usize) -> Vec<Span> {
-    let starts: Vec<usize> = prompts(entries).into_iter().filter(|&p| p < before).collect();
+    spans_from(entries, 0, before)
+}
+
+/// [`spans`] of the exchanges whose prompt is at or after `from` (0, or a
+/// prompt's index): the prompts are read from there on.
+pub fn spans_from(entries: &[ContextEntry], from: usize, before: usize) -> Vec<Span> {
+    let recent = prompts(entries.get(from..).unwrap_or(&[]));
+    let starts: Vec<usize> = recent.into_iter().map(|p| p + from).filter(|&p| p < before).collect();
     let mut out = Vec::with_capacity(starts.len());
     for (k, &p) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(before).min(entries.len());
@@ -184,10 +191,16 @@ pub fn stub(span: &Span) -> String {
 /// `keepRecentExchanges`, completed, not already omitted, nothing edited or
 /// omitted by someone else, ≥ 2,000 editable characters, stub shorter.
 pub fn candidates(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<Span> {
+    candidates_from(entries, 0, run, s)
+}
+
+/// [`candidates`] among the exchanges whose prompt is at or after `from` (0,
+/// or a prompt's index; see [`spans_from`]).
+pub fn candidates_from(entries: &[ContextEntry], from: usize, run: &Run, s: &Settings) -> Vec<Span> {
     if !s.prune_exchanges {
         return Vec::new();
     }
-    let all = spans(entries, run.prompt_index);
+    let all = spans_from(entries, from, run.prompt_index);
     let judged = all.len().saturating_sub(s.keep_recent_exchanges);
     all.into_iter()
         .take(judged)

@@ -146,6 +146,19 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
     out
 }
 
+/// The first entry that `keep_turns` assistant messages do not yet follow:
+/// the entries before it are as old as [`old_images`] needs.
+pub fn young_from(entries: &[ContextEntry], keep_turns: usize) -> usize {
+    let mut after = 0usize;
+    for (i, e) in entries.iter().enumerate().rev() {
+        if after >= keep_turns {
+            return i + 1;
+        }
+        after += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+    }
+    0
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -15,7 +15,7 @@ use crate::guard::checkpoint::Gate;
 use crate::guard::outcome::{Phase, Record, ResultKind};
 use crate::guard::stats::status_text;
 use crate::kept::Stats;
-use crate::text::{sanitize_line, short_count};
+use crate::text::{push_usize, sanitize_line, short_count};
 
 /// What the report reads.
 #[derive(Debug, Clone, Default)]
@@ -51,8 +51,45 @@ pub struct SummaryInput {
     pub mid_run_room_tokens: usize,
     pub mid_run_room_min_tokens: usize,
     pub later_requests: String,
+    /// The run lengths the `median` estimator has (`worth::later_requests`):
+    /// this session's earlier runs and the project's saved sessions' runs,
+    /// and what the extension says of the saved ones (still being read, or
+    /// why they could not be), for the estimator's line. Read from the flat
+    /// `earlierRunsSession`, `earlierRunsSaved` and `earlierRunsNote`.
+    pub earlier_runs: Option<EarlierRuns>,
     /// The last checkpoint skipped since one last ran, in this process (nothing is appended for a skip).
     pub last_skip: Option<SkipNote>,
+}
+
+/// Where the `median` estimator's run lengths come from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EarlierRuns {
+    pub session: usize,
+    pub saved: usize,
+    pub note: Option<String>,
+}
+
+impl EarlierRuns {
+    /// The line `/guard` shows, such as `later requests: median of 37 earlier
+    /// runs (this session 3, saved sessions 34)`, indented.
+    fn line(&self) -> String {
+        let n = self.session.saturating_add(self.saved);
+        let mut out = String::from("  later requests: median of ");
+        push_usize(&mut out, n);
+        out.push_str(if n == 1 { " earlier run (this session " } else { " earlier runs (this session " });
+        push_usize(&mut out, self.session);
+        out.push_str(", saved sessions ");
+        push_usize(&mut out, self.saved);
+        out.push(')');
+        if n == 0 {
+            out.push_str(", so the turns so far");
+        }
+        if let Some(note) = self.note.as_deref().filter(|t| !t.is_empty()) {
+            out.push_str("; ");
+            out.push_str(&sanitize_line(note, 200));
+        }
+        out
+    }
 }
 
 /// A skipped checkpoint: why, and what its gates measured.
@@ -157,6 +194,12 @@ impl SummaryInput {
             mid_run_room_tokens: f.count("midRunRoomTokens"),
             mid_run_room_min_tokens: f.count("midRunRoomMinTokens"),
             later_requests: f.string("laterRequests"),
+            // Absent: not shown.
+            earlier_runs: f.opt_count("earlierRunsSession").map(|session| EarlierRuns {
+                session,
+                saved: f.count("earlierRunsSaved"),
+                note: f.opt_string("earlierRunsNote"),
+            }),
             last_skip: SkipNote::from_value(f.take("lastSkip")),
         }
     }
@@ -243,6 +286,9 @@ pub fn summary(input: &SummaryInput) -> String {
             "off".to_string()
         }
     ));
+    if let Some(runs) = input.earlier_runs.as_ref().filter(|_| input.mid_run && input.later_requests == "median") {
+        lines.push(runs.line());
+    }
     if let Some(skip) = &input.last_skip {
         lines.push(format!("  {}", skip.line()));
     }
@@ -550,6 +596,31 @@ mod tests {
         let none = SummaryInput::from_value(json!({"lastSkip": {"skipped": "nothing-eligible", "gate": {"turns": 3}}}));
         assert!(summary(&none).contains("last checkpoint skipped (turn 3): nothing eligible"));
         assert!(summary(&SummaryInput::from_value(json!({"midRun": false}))).contains("mid-run checkpoints: off"));
+    }
+
+    #[test]
+    fn says_how_many_earlier_runs_the_median_has() {
+        let with = |later: &str, session: usize, saved: usize, note: Option<&str>| {
+            summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": later,
+                "earlierRunsSession": session, "earlierRunsSaved": saved, "earlierRunsNote": note})))
+        };
+        let text = with("median", 3, 34, None);
+        assert!(
+            text.contains("\n  later requests: median of 37 earlier runs (this session 3, saved sessions 34)\n"),
+            "{text}"
+        );
+        let text = with("median", 0, 0, Some("saved sessions still being read"));
+        assert!(
+            text.contains("later requests: median of 0 earlier runs (this session 0, saved sessions 0), so the turns so far; saved sessions still being read"),
+            "{text}"
+        );
+        assert!(with("median", 1, 0, None).contains("median of 1 earlier run (this"));
+        // Another estimator does not read them; nor does anything without checkpoints or without the figures.
+        assert!(!with("turns", 3, 34, None).contains("later requests:"));
+        let off = json!({"laterRequests": "median", "earlierRunsSession": 3, "earlierRunsSaved": 1});
+        assert!(!summary(&SummaryInput::from_value(off)).contains("later requests:"));
+        assert!(!summary(&SummaryInput::from_value(json!({"midRun": true, "laterRequests": "median"})))
+            .contains("later requests:"));
     }
 
     #[test]

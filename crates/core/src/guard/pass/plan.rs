@@ -7,6 +7,7 @@ use crate::guard::classify::Chunks;
 use crate::guard::classify::ClassifierContext;
 use crate::guard::decide::{large_request_with, RequestInput};
 use crate::guard::exchange::PlannedExchange;
+use crate::guard::images::ImageEdit;
 use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, SmallOutput};
 use crate::guard::memo::{self, exchanges_judged_since};
 use crate::guard::outcome::Phase;
@@ -86,53 +87,85 @@ pub fn weigh_judge(price: Option<JudgePrice>, planned: &PlannedItems, requests_s
     })
 }
 
+/// What a run-end pass at the end of `entries` chooses (§3, §4): the run,
+/// the items its gates let through to the classifier and the old images,
+/// which need no request.
+#[derive(Debug, Clone, Default)]
+pub struct Chosen {
+    pub run: Run,
+    /// Empty without a classifier.
+    pub items: Items,
+    /// Each with the rewrite its edit causes and whether it is before the run.
+    pub images: Vec<ImageEdit>,
+    /// Why no large output is among the items, when none is.
+    pub large_skip: Option<Skip>,
+}
+
+/// The run-end pass's choice at the end of `entries` (the pass's whole
+/// context, or a prefix of a saved branch for the audit), with `input`'s
+/// settings, classifier and records and the rewrite `measure` of `entries`.
+/// `None` when they hold no run.
+///
+/// `seen`: the old images and old exchanges of the entries before this index
+/// were chosen at an earlier run end of the same branch, so they are not
+/// read again (0 for a pass; the audit walks every run end of a branch and
+/// would otherwise read its whole history at each). It must be 0 or the
+/// index of a prompt, so that the exchanges read from it are the branch's.
+pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, seen: usize) -> Option<Chosen> {
+    let s = &input.settings;
+    let run = find_run(entries, s)?;
+    let mut images = crate::guard::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns);
+    for im in &mut images {
+        im.entry_index += seen;
+        let m = measure.measure(im.entry_index);
+        (im.rewrite_chars, im.rewrite_basis, im.before_run) = (m.chars, m.basis, im.entry_index < run.prompt_index);
+    }
+    if !input.classifier {
+        return Some(Chosen { run, items: Items::default(), images, large_skip: Some(Skip::NoClassifier) });
+    }
+    // Read once for both sizes: each candidate holds its output's text.
+    let (large, small_candidates): (Vec<_>, Vec<_>) =
+        run_outputs(entries, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
+    let large = large_of(large, s);
+    let large_skip = if large.total_chars == 0 {
+        Some(Skip::NoLargeOutputs)
+    } else if large.below_min_run {
+        Some(Skip::BelowMinRunChars)
+    } else {
+        None
+    };
+    let judged = exchanges_judged_since(&input.records, run.prompt_index);
+    let exchanges = crate::guard::exchange::candidates_from(entries, seen, &run, s)
+        .into_iter()
+        .filter(|x| !memo::contains(&judged, &x.prompt_id))
+        .collect();
+    let items = Items { large: large.outputs, small: small_of(small_candidates, entries, &run, s), exchanges };
+    Some(Chosen { run, items, images, large_skip })
+}
+
 /// Step one: the run; its large outputs, their chunks and segments and one
 /// classifier request per segment that may be sent; its small outputs and
 /// the old exchanges (not judged earlier in this run), batched as whole
-/// items; and the old images, which need no request. Without a classifier
-/// only the images.
+/// items; and the old images, which need no request (all as [`choose`]
+/// chooses them). Without a classifier only the images.
 pub fn plan(input: &PassInput) -> Plan {
     let s = &input.settings;
     if !s.enabled {
         return skipped(s, Skip::Off);
     }
     let entries = &input.entries;
-    let Some(run) = find_run(entries, s) else {
+    let measure = rewrite(&input.model, entries);
+    let Some(Chosen { run, items, images, mut large_skip }) = choose(input, entries, &measure, 0) else {
         return skipped(s, Skip::NoRun);
     };
     if input.model.opening && input.model.lapsed().is_none() {
         return skipped(s, Skip::CacheWarm);
     }
-    let measure = rewrite(&input.model, entries);
     let requests_so_far = requests_so_far(entries);
-    let mut images = crate::guard::images::old_images(entries, s.image_keep_turns);
-    for im in &mut images {
-        let m = measure.measure(im.entry_index);
-        (im.rewrite_chars, im.rewrite_basis, im.before_run) = (m.chars, m.basis, im.entry_index < run.prompt_index);
-    }
 
     let mut planned = PlannedItems::default();
-    let mut large_skip = None;
     let mut judge = None;
     if input.classifier {
-        // Read once for both sizes: each candidate holds its output's text.
-        let (large, small_candidates): (Vec<_>, Vec<_>) =
-            run_outputs(entries, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
-        let large = large_of(large, s);
-        if large.total_chars == 0 {
-            large_skip = Some(Skip::NoLargeOutputs);
-        } else if large.below_min_run {
-            large_skip = Some(Skip::BelowMinRunChars);
-        }
-        let judged = exchanges_judged_since(&input.records, run.prompt_index);
-        let items = Items {
-            large: large.outputs,
-            small: small_of(small_candidates, entries, &run, s),
-            exchanges: crate::guard::exchange::candidates(entries, &run, s)
-                .into_iter()
-                .filter(|x| !memo::contains(&judged, &x.prompt_id))
-                .collect(),
-        };
         planned = plan_items(items, entries, &run, s, &measure);
         judge = weigh_judge(input.judge, &planned, requests_so_far).filter(|w| w.cost_micros > w.saving_micros);
         if judge.is_some() {
@@ -140,8 +173,6 @@ pub fn plan(input: &PassInput) -> Plan {
             planned = PlannedItems::default();
             large_skip = Some(Skip::JudgeNotWorthIt);
         }
-    } else {
-        large_skip = Some(Skip::NoClassifier);
     }
     if planned.requests.is_empty() && images.is_empty() {
         let mut out = skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
