@@ -18,7 +18,14 @@
 // tokens, 128-token steps, no write premium). Real session, tools, folder and
 // extension loading; the classifier is the oracle's stand-in (it keeps
 // exactly the chunks that hold a needed line; a classifier, not a chat model,
-// so the judge's own cost is 0 here).
+// so the judge's own cost is 0 here). In the session it also answers the
+// old-exchange questions truthfully: an earlier exchange is needed exactly
+// when it names the current prompt's bug, and each prompt fixes another bug,
+// so the earlier ones are unrelated; what the session's last request and its
+// window after the run must hold is what the last prompt's bug needs (its
+// failing assertion lines and the line its edit replaces). The session's rows
+// add the old exchanges omitted and the guard records weighed on a lapsed
+// cache (`lapsedMs`: an omission that waited for the cache to lapse).
 //
 // Per run, provider and configuration: requests, peak context (Pi's
 // `estimateTokens` over each request's messages as Pi hands them to the
@@ -51,12 +58,14 @@
 // server must have seen exactly the requests Pi's context hook saw. A body a
 // server rejects fails the bench.
 import { type AnthropicServer, anthropicSession, breakpointsOf, type RequestUsage, startAnthropicServer } from "../harness/anthropic-server.ts";
+import type { Behaviour } from "../harness/classifier.ts";
 import { type ShiftedClock, shiftedClock } from "../harness/clock.ts";
 import {
   checkOracle,
   checkRunWorked,
   LONG_RUN_PI_SETTINGS,
   LONG_RUN_PROMPT,
+  lastPromptLines,
   longRunScript,
   type OracleCheck,
   oracleClassifier,
@@ -105,7 +114,10 @@ interface Work {
   files: Record<string, string>;
   script: Step[];
   prompts: { pauseMs: number; text: string }[];
+  /** The oracle's needed lines for the check after the run (in the last request, and in the window after it). */
   lines: string[];
+  /** The stand-in classifier; `oracleClassifier(lines)` when not given. */
+  classifier?: Behaviour;
   check: (branch: Loose[]) => void;
 }
 
@@ -118,7 +130,17 @@ function workOf(shape: Shape): Work {
   const check = (b: Loose[]) => checkRunWorked(b, p);
   if (shape.kind === "session") {
     const prompts = pausedSession(p);
-    return { what: `${shape.name}, ${p.cases} cases`, files: p.files, script: prompts.flatMap((x) => x.steps), prompts, lines: oracleLines(p), check };
+    // The classifier keeps output lines any prompt needs and old exchanges that concern the current prompt's bug;
+    // after the last prompt, what must be in the window is what its bug needs.
+    return {
+      what: `${shape.name}, ${p.cases} cases`,
+      files: p.files,
+      script: prompts.flatMap((x) => x.steps),
+      prompts,
+      lines: lastPromptLines(p),
+      classifier: oracleClassifier(oracleLines(p), p.bugs),
+      check,
+    };
   }
   const script = shape.short ? shortRunScript(p) : longRunScript(p, shape.extra ?? 0);
   return { what: `${shape.name}, ${p.cases} cases`, files: p.files, script, prompts: [{ pauseMs: 0, text: shape.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT }], lines: oracleLines(p), check };
@@ -198,6 +220,10 @@ interface Figures {
   /** Each checkpoint: the request whose turn it ended, and the characters it kept out. */
   checkpointsAt: { request: number; saved: number }[];
   runEndPasses: number;
+  /** Guard records whose break-even decisions were weighed on a lapsed cache (`lapsedMs`): edits that went in free after a pause. */
+  lapsedEdits: number;
+  /** Old exchanges omitted (results of kind "exchange", removed), every pass. */
+  exchangesOmitted: number;
   compactions: number;
   lastRequest: OracleCheck;
   afterRun: OracleCheck;
@@ -276,7 +302,7 @@ async function measure(provider: Provider, shape: Shape, name: string, settings:
     pi = await startSession({
       ...loopback.options,
       files: work.files,
-      classifier: oracleClassifier(lines),
+      classifier: work.classifier ?? oracleClassifier(lines),
       guardSettings: settings,
       piSettings: { ...LONG_RUN_PI_SETTINGS, ...loopback.options.piSettings },
       extensions: [...(loopback.options.extensions ?? []), recorder],
@@ -355,6 +381,8 @@ async function measure(provider: Provider, shape: Shape, name: string, settings:
       checkpoints: records.filter((d: Loose) => d.phase === "mid-run").length,
       checkpointsAt,
       runEndPasses: records.filter((d: Loose) => d.phase === "run-end").length,
+      lapsedEdits: records.filter((d: Loose) => (d.breakEven ?? []).some((b: Loose) => (b.lapsedMs ?? 0) > 0)).length,
+      exchangesOmitted: records.reduce((n: number, d: Loose) => n + (d.results ?? []).filter((x: Loose) => x.kind === "exchange" && x.outcome === "removed").length, 0),
       compactions: branch.filter((e: Loose) => e.type === "compaction").length,
       lastRequest: checkOracle(requests.at(-1)?.messages ?? [], requests, lines),
       afterRun: checkOracle(window, requests, lines),
@@ -409,7 +437,10 @@ function table(provider: Provider, row: Figures[]): void {
   const off = row[0];
   console.log(`
   ${provider}, ${off.what}:`);
-  console.log("    configuration                  requests   peak  ×off     cost   ×off   checkpoints (after requests)             missing (last request, after run)");
+  const session = off.prompts > 1;
+  console.log(
+    `    configuration                  requests   peak  ×off     cost   ×off   checkpoints (after requests)             missing (last request, after run)${session ? "   exchanges omitted, on a lapsed cache" : ""}`,
+  );
   row.forEach((f, i) => {
     const at = f.checkpointsAt.map((x) => x.request).join(", ");
     const cells = [
@@ -420,7 +451,8 @@ function table(provider: Provider, row: Figures[]): void {
       usd(f.cost.total).padStart(9),
       ratio(f.cost.total, off.cost.total).padStart(6),
       `${f.checkpoints}${at ? ` (${at})` : ""}`.padEnd(40),
-      `${f.lastRequest.missing.length}, ${f.afterRun.missing.length}${f.lastRequest.recalled.length ? ` (${f.lastRequest.recalled.length} recalled)` : ""}`,
+      `${f.lastRequest.missing.length}, ${f.afterRun.missing.length}${f.lastRequest.recalled.length ? ` (${f.lastRequest.recalled.length} recalled)` : ""}`.padEnd(session ? 35 : 0),
+      ...(session ? [`${f.exchangesOmitted}, ${f.lapsedEdits}`] : []),
     ];
     console.log(`    ${cells.join(" ")}`);
   });

@@ -433,10 +433,17 @@ export function oracleLines(p: Project = project()): string[] {
  * needed exactly when it holds an oracle line (chunks end at line ends, so a
  * needed line is whole in one chunk); nothing else is. It answers every kind of request the guard sends (large outputs
  * by `chunk_N`, `keep_whole` and `focus`; small outputs `output_N`; old
- * exchanges, of which a one-prompt run has none, kept) and, for a question it
- * does not know, keeps.
+ * exchanges) and, for a question it does not know, keeps.
+ *
+ * Old exchanges (a one-prompt run has none): without `bugs`, kept. With the
+ * project's `bugs` (a session, one bug per prompt), an exchange is needed
+ * exactly when it concerns the current prompt's bug: the request's
+ * `user_question` (the current prompt) names a bug, and the exchange (its
+ * prompt, last reply and tool calls, as the request carries them) names that
+ * bug's module and function or its file. A question that names no bug keeps
+ * every exchange.
  */
-export function oracleClassifier(lines: string[] = oracleLines()): Behaviour {
+export function oracleClassifier(lines: string[] = oracleLines(), bugs?: Project["bugs"]): Behaviour {
   const needs = (text: unknown) => typeof text === "string" && lines.some((line) => text.includes(line));
   return answering((id, question, request: ClassifyRequest) => {
     const state = request.state as Loose;
@@ -449,8 +456,37 @@ export function oracleClassifier(lines: string[] = oracleLines()): Behaviour {
     if (id in chunks) return needs(chunks[id]) ? 0.9 : 0.05;
     const output = state.outputs?.[id];
     if (output) return needs(output.output) ? 0.9 : 0.05;
+    const exchange = state.exchanges?.[id];
+    if (exchange && bugs) {
+      const current = bugNamed(String(state.user_question ?? ""), bugs);
+      if (!current) return 0.9;
+      const text = [exchange.user, exchange.assistant, ...(exchange.tool_calls ?? [])].join("\n");
+      return concerns(text, current) ? 0.9 : 0.05;
+    }
     return 0.9;
   });
+}
+
+/** Whether `text` names `bug`: its module and function, or its file. */
+const concerns = (text: string, bug: Project["bugs"][number]) => (text.includes(bug.module) && text.includes(bug.fn)) || text.includes(bug.path);
+
+/** The bug a prompt is about: the one it names (a session's prompts name one each). */
+function bugNamed(text: string, bugs: Project["bugs"]): Project["bugs"][number] | undefined {
+  const named = bugs.filter((b) => text.includes(b.module) && text.includes(b.fn));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/**
+ * The lines the last prompt of `pausedSession(p)` needs: its bug's failing
+ * assertion lines and the line its edit replaces. The earlier prompts' bugs
+ * are fixed and their exchanges unrelated to it (an omitted one's lines are
+ * needed by no later prompt), so the oracle's check after a session asks for
+ * these only.
+ */
+export function lastPromptLines(p: Project): string[] {
+  const bug = p.bugs.at(-1);
+  if (!bug) return [];
+  return [...p.assertionLines.filter((l) => l.startsWith(`AssertionError [ERR_ASSERTION]: ${bug.module}.${bug.fn}(`)), bug.buggy];
 }
 
 /** Every string in a message the model sees: text blocks, tool-call arguments, tool results. */
