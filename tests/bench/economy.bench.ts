@@ -6,7 +6,7 @@
 // audit (tests/harness/search-run.ts: a grep, then 30 reads of handlers of
 // 9–12 KB each, 32 requests), whose outputs are many and alike; and a session
 // of 6 prompts, one bug each (long-run.ts's `pausedSession`, 25 requests),
-// with pauses of 2, 10, 2, 10 and 2 minutes between them on the shifted clock
+// with pauses of 2, 10, 2, 2 and 10 minutes between them on the shifted clock
 // of tests/harness/clock.ts, which the server, Pi and the guard share, so the
 // servers' 5-minute cache lapses across the 10-minute pauses and not across
 // the others. Each runs on two

@@ -1,5 +1,5 @@
 // Waiting for the cache to lapse (issue 20, "timing"; docs/GUARD.md "Waiting for the cache to lapse"),
-// inside real Pi on the Anthropic loopback server: the economy suite's session of six prompts with pauses
+// inside real Pi on the Anthropic loopback server: a session of six prompts (as the economy suite's) with pauses
 // of 2, 10, 2, 10 and 2 minutes on the shifted clock the server and Pi share, with a judge that finds every
 // old exchange unrelated. At a run end the money rule defers their omission (writing the context again
 // costs more than they save); the first prompt after a 10-minute pause finds the 5-minute cache lapsed, and
@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { answering } from "../harness/classifier.ts";
 import { shiftedClock } from "../harness/clock.ts";
-import { LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, promptWithPauses, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
+import { LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, promptWithPauses, putNodeOnPath } from "../harness/long-run.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
@@ -81,12 +81,12 @@ function promptOf(branch: Loose[]): number[] {
 const records = (branch: Loose[]) => branch.map((e, i) => ({ e, i })).filter(({ e }) => e.type === "custom" && e.customType === "context-guard");
 const lapsedDecisions = (r: Loose) => ((r.data.breakEven ?? []) as Loose[]).filter((b) => (b.lapsedMs ?? 0) > 0);
 
-/** The suite's pauses, and the same with the last one 10 minutes: the last run end before it defers. */
-const SUITE = SESSION_PAUSE_MINUTES;
-const LAST_LONG = [...SESSION_PAUSE_MINUTES.slice(0, -1), 10];
+/** Pauses ending in 2 minutes, and the same with the last one 10 minutes: the last run end before it defers. */
+const SUITE = [2, 10, 2, 10, 2];
+const LAST_LONG = [...SUITE.slice(0, -1), 10];
 
 test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in free after a 10-minute pause, not after a 2-minute one`, async () => {
-  // The suite's session: the fifth run end defers an omission; the sixth prompt comes 2 minutes later.
+  // The fifth run end defers an omission; the sixth prompt comes 2 minutes later.
   const short = await runSession(SUITE, "off");
   const deferredIn = (run: Run) =>
     records(run.branch)

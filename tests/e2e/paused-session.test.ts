@@ -1,6 +1,6 @@
 // The economy suite's session with pauses, inside real Pi with the guard at
 // its defaults, on both loopback servers: six prompts of long-run.ts's
-// `pausedSession` with 2, 10, 2, 10 and 2 minutes between them, on the
+// `pausedSession` with 2, 10, 2, 2 and 10 minutes between them, on the
 // harness's shifted clock (tests/harness/clock.ts), which the server and Pi
 // share. Across each pause, Pi's message timestamps and the server's usage
 // times move by the pause, together; after a 10-minute pause the first
