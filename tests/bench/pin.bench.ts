@@ -1,11 +1,11 @@
 // Benchmark: the Anthropic cache pin's step on one request (guard.md §8;
 // extension/guard/pin.ts), the first after an edit in a run of 40 tool
-// outputs totalling 2 MB: reading the body's blocks and prefixes, finding the
-// question, the read point and the write anchor. The product's path is the
-// extension's: `JSON.stringify` of Pi's payload, `CacheLog.plan` in the wasm
-// module, `JSON.parse` of the plan. The TypeScript version
-// (tests/bench/reference/pin.ts) walks the payload object itself. Both see
-// the same 40 earlier requests and responses first and must give the same
+// outputs totalling 2 MB: reading the body's blocks, their prefixes and their
+// own hashes, finding the read point, the write anchor and the question. The
+// product's path is the extension's: `JSON.stringify` of Pi's payload,
+// `CacheLog.plan` in the wasm module, `JSON.parse` of the plan. The TypeScript
+// version (tests/bench/reference/pin.ts) walks the payload object itself. Both
+// see the same 40 earlier requests and responses first and must give the same
 // marks. product.md sets no budget for this step (it runs once per provider
 // request, which takes seconds); the time and the ratio are printed without
 // a verdict.
@@ -73,7 +73,7 @@ assert.deepEqual(
 assert.equal(a.dropSystem, b.dropSystem);
 assert.deepEqual(
   a.marks.map((m) => m.why),
-  ["question", "read"],
+  ["read", "write"],
   "the step measured is the one after an edit, with a read point",
 );
 

@@ -17,6 +17,8 @@ interface Block {
   message: number | undefined;
   block: number;
   prefix: string;
+  /** The block's own JSON (without `cache_control`): which blocks an edit changed. */
+  own: string;
   chars: number;
   cc: Loose;
   text: boolean;
@@ -39,7 +41,7 @@ function blocks(body: Loose): { blocks: Block[]; messages: { role: string; first
     const json = JSON.stringify(b, (key, v) => (key === "cache_control" ? undefined : v));
     hash = createHash("sha1").update(hash).update(json).digest("hex");
     chars += json.length;
-    out.push({ message, block: k, prefix: hash, chars, cc: b?.cache_control, text: typeof b === "string" || b?.type === "text" });
+    out.push({ message, block: k, prefix: hash, own: json, chars, cc: b?.cache_control, text: typeof b === "string" || b?.type === "text" });
   };
   (body.tools ?? []).forEach((t: Loose, i: number) => push(undefined, i, t));
   (Array.isArray(body.system) ? body.system : []).forEach((b: Loose, i: number) => push(undefined, i, b));
@@ -55,7 +57,7 @@ function blocks(body: Loose): { blocks: Block[]; messages: { role: string; first
 
 export class ReferencePin {
   entries: Entry[] = [];
-  last: { prefixes: string[]; breakpoints: { prefix: string; chars: number; ttl: number }[]; at: number } | undefined;
+  last: { prefixes: string[]; owns: string[]; breakpoints: { prefix: string; chars: number; ttl: number }[]; at: number } | undefined;
 
   plan(body: Loose, now: number): { marks: Mark[]; dropSystem: boolean } {
     const { blocks: bs, messages } = blocks(body);
@@ -80,9 +82,17 @@ export class ReferencePin {
         const live = new Set(this.entries.filter((e) => now - e.at < e.ttl).map((e) => e.prefix));
         let read = -1;
         for (let i = bs.length - 1; i >= 0; i--) if (live.has(bs[i].prefix)) { read = i; break; }
-        if (read >= 0 && read < same) wanted.push([read, "read"]);
-        const holder = messages.findIndex((m) => m.first + m.len > same && m.role === "user" && m.len > 0);
-        if (holder >= 0 && holder !== last) wanted.push([messages[holder].first + messages[holder].len - 1, "write"]);
+        const edit: [number, Why][] = [];
+        if (read >= 0 && read < same) edit.push([read, "read"]);
+        // The last changed block among those both requests hold.
+        const owns = this.last.owns;
+        let lastChanged = same;
+        for (let i = Math.min(owns.length, bs.length) - 1; i >= same; i--) if (bs[i].own !== owns[i]) { lastChanged = i; break; }
+        const holder = messages.findIndex((m) => m.first + m.len > lastChanged && m.role === "user" && m.len > 0);
+        if (holder >= 0 && holder !== last) edit.push([messages[holder].first + messages[holder].len - 1, "write"]);
+        // After an edit: read point, write anchor, then the question.
+        if (edit[0]?.[1] === "read") wanted.unshift(...edit);
+        else wanted.push(...edit);
       }
       const seen = new Set<number>();
       const fresh = wanted.filter(([b]) => !bs[b].cc && !seen.has(b) && (seen.add(b), true));
@@ -102,6 +112,7 @@ export class ReferencePin {
     this.last = {
       at: now,
       prefixes: bs.map((b) => b.prefix),
+      owns: bs.map((b) => b.own),
       breakpoints: bs
         .filter((b, i) => marked.has(`${b.message}/${b.block}`) || (b.cc && !(result.dropSystem && i === (body.tools?.length ?? 0))))
         .map((b) => ({ prefix: b.prefix, chars: b.chars, ttl: ttlOf(b.cc ?? rolling?.cc) })),
@@ -118,7 +129,8 @@ export class ReferencePin {
     if (write === 0) return;
     for (const b of this.last.breakpoints) {
       const tokens = b.chars * perChar;
-      if (b.chars < 4096 || tokens <= read + Math.max(tokens / 50, 16)) continue;
+      // The last breakpoint is written whenever anything was; the others need a margin past the read.
+      if (b.chars < 4096 || (b.chars !== lastChars && tokens <= read + Math.max(tokens / 50, 16))) continue;
       this.entries = this.entries.filter((e) => e.prefix !== b.prefix);
       this.entries.push({ prefix: b.prefix, chars: b.chars, at: this.last.at, ttl: b.ttl });
     }
