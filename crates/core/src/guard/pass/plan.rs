@@ -153,14 +153,15 @@ pub fn plan(input: &PassInput) -> Plan {
     if !s.enabled {
         return skipped(s, Skip::Off);
     }
+    // At a prompt's first request only a lapsed cache lets anything in: nothing to measure or choose before.
+    if input.model.opening && input.model.lapsed().is_none() {
+        return skipped(s, Skip::CacheWarm);
+    }
     let entries = &input.entries;
     let measure = rewrite(&input.model, entries);
     let Some(Chosen { run, items, images, mut large_skip }) = choose(input, entries, &measure, 0) else {
         return skipped(s, Skip::NoRun);
     };
-    if input.model.opening && input.model.lapsed().is_none() {
-        return skipped(s, Skip::CacheWarm);
-    }
     let requests_so_far = requests_so_far(entries);
 
     let mut planned = PlannedItems::default();

@@ -5,10 +5,12 @@
 //! Anthropic caches prefixes by content; `cache_control` only says where an
 //! entry may be written, so a block's identity leaves its own `cache_control`
 //! out (a breakpoint moved from one request to the next must not change the
-//! prefix it ends). The identity is a running 64-bit FNV-1a hash over a
-//! canonical walk of each block: equal prefixes give equal hashes, and a
-//! change anywhere gives a different hash from that block on. It lives only
-//! in this process (the pin's log), so a 64-bit hash is enough.
+//! prefix it ends). Each block has its own 64-bit FNV-1a hash over a
+//! canonical walk of it, and the prefix's identity is a running FNV-1a hash
+//! over those: equal prefixes give equal hashes, and a change anywhere gives
+//! a different hash from that block on, while the blocks' own hashes say
+//! which blocks changed. It lives only in this process (the pin's log), so a
+//! 64-bit hash is enough.
 
 use serde_json::Value;
 
@@ -126,10 +128,12 @@ pub fn read(body: &Value) -> Prompt {
     let mut fnv = Fnv { h: FNV_OFFSET, chars: 0 };
     let mut prompt = Prompt::default();
     let push = |fnv: &mut Fnv, prompt: &mut Prompt, place: Place, b: &Value| {
-        fnv.value(b, true);
-        fnv.tag(11);
+        // The block is walked once: its own hash, folded into the prefix's.
         let mut own = Fnv { h: FNV_OFFSET, chars: 0 };
         own.value(b, true);
+        fnv.chars = fnv.chars.saturating_add(own.chars);
+        fnv.bytes(&own.h.to_le_bytes());
+        fnv.tag(11);
         prompt.blocks.push(Block {
             place,
             prefix: fnv.h,
