@@ -25,7 +25,8 @@ export function cacheFacts(ctx: ExtensionContext, branch?: readonly unknown[]): 
   };
 }
 
-function safeBranch(ctx: ExtensionContext): readonly unknown[] {
+/** Pi's branch of the session, or none when it cannot be read. */
+export function safeBranch(ctx: ExtensionContext): readonly unknown[] {
   try {
     return ctx.sessionManager.getBranch();
   } catch {

@@ -14,7 +14,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
-import { cacheFacts } from "./cache-facts.ts";
+import { cacheFacts, safeBranch } from "./cache-facts.ts";
 import { judgeClassify } from "./judge.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
 import { type Classify, runRequests } from "./requests.ts";
@@ -37,6 +37,8 @@ export function passInput(
 ): PassInput {
   const projected = contextEntries as ProjectedEntry[];
   const model = ctx.model as { provider?: unknown; api?: unknown; cost?: unknown } | undefined;
+  // Read once for the idle time and the session's earlier runs.
+  const branch = safeBranch(ctx);
   return {
     entries: coreEntries(projected),
     settings,
@@ -48,10 +50,10 @@ export function passInput(
       readPoints,
       contextTokens: contextTokens(ctx),
       cost: model?.cost,
-      ...cacheFacts(ctx),
+      ...cacheFacts(ctx, branch),
     },
     records: guardRecords(projected),
-    earlierRuns: earlierRuns(ctx),
+    earlierRuns: earlierRuns(ctx, branch),
   };
 }
 
@@ -103,13 +105,9 @@ export function useSavedRuns(source: SavedRuns | undefined): void {
 }
 
 /** This session's earlier runs (the current one, still running, left out), as `runLengths` counts them. */
-function sessionRuns(ctx: ExtensionContext): number[] {
-  try {
-    return runLengths(ctx.sessionManager.getBranch() as { type?: string; message?: { role?: string } }[]).slice(0, -1);
-  } catch {
-    // No branch to read: no earlier run, the estimator falls back to the turns so far.
-    return [];
-  }
+function sessionRuns(branch: readonly unknown[]): number[] {
+  // No branch to read (an empty one): no earlier run, the estimator falls back to the turns so far.
+  return runLengths(branch as { type?: string; message?: { role?: string } }[]).slice(0, -1);
 }
 
 /** What the saved sessions gave so far; nothing when they are not handed over or fail. */
@@ -125,14 +123,14 @@ function savedOf(ctx: ExtensionContext): { runs: number[]; note?: string } {
  * The lengths of the runs the `median` estimator reads (`worth::later_requests`): the project's saved
  * sessions' runs, then this session's before the current one (newest last).
  */
-export function earlierRuns(ctx: ExtensionContext): number[] {
-  return [...savedOf(ctx).runs, ...sessionRuns(ctx)];
+export function earlierRuns(ctx: ExtensionContext, branch: readonly unknown[]): number[] {
+  return [...savedOf(ctx).runs, ...sessionRuns(branch)];
 }
 
 /** How many earlier runs the estimator has, by where they come from, as `/guard`'s input names them. */
 export function earlierRunCounts(ctx: ExtensionContext): { earlierRunsSession: number; earlierRunsSaved: number; earlierRunsNote?: string } {
   const { runs, note } = savedOf(ctx);
-  return { earlierRunsSession: sessionRuns(ctx).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
+  return { earlierRunsSession: sessionRuns(safeBranch(ctx)).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
 }
 
 /**

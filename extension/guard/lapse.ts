@@ -39,6 +39,14 @@ function waiting(branch: readonly unknown[], lastBreakEven: readonly BreakEvenDe
 }
 
 type Draft = PassOutcome["entries"][number];
+
+/** The branch's latest message entry, found from the leaf up: every request asks, and most stop here. */
+function latestMessage(ctx: ExtensionContext): Entry | undefined {
+  type Linked = Entry & { parentId?: string | null };
+  let e = ctx.sessionManager.getLeafEntry() as Linked | undefined;
+  while (e && e.type !== "message") e = e.parentId ? (ctx.sessionManager.getEntry(e.parentId) as Linked | undefined) : undefined;
+  return e;
+}
 type Projected = { sourceEntry: { id: string }; messages: { role?: string }[] };
 
 /** A message with a `context_edit`'s replacement, as Pi's `projectContextEntry` (session-manager.js) applies one. */
@@ -50,11 +58,10 @@ function replaced(message: { role?: string }, content: unknown): { role?: string
 
 /**
  * `messages` (the `context` event's, system messages left out) with `drafts` applied as Pi projects a
- * `context_edit`, or undefined when they do not line up with the session's projection (another extension
- * changed them): then nothing is applied and nothing appended.
+ * `context_edit`, or undefined when they do not line up with the session's projection `entries` (another
+ * extension changed them): then nothing is applied and nothing appended.
  */
-function applyDrafts(ctx: ExtensionContext, messages: readonly { role?: string }[], drafts: readonly Draft[]): { role?: string }[] | undefined {
-  const entries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
+function applyDrafts(entries: readonly Projected[], messages: readonly { role?: string }[], drafts: readonly Draft[]): { role?: string }[] | undefined {
   const visible = entries.flatMap((e) => e.messages.filter((m) => m.role !== "system"));
   if (visible.length !== messages.length || visible.some((m, i) => m.role !== messages[i].role)) return undefined;
   const edits = new Map<string, { content?: unknown } | null>();
@@ -106,13 +113,12 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
     try {
       const { settings } = deps.settingsOf(ctx);
       if (!settings.enabled) return undefined;
-      const branch = ctx.sessionManager.getBranch() as Entry[];
-      const lastMessage = branch.findLast((e) => e.type === "message");
+      const lastMessage = latestMessage(ctx);
       // Only the run's first request: the branch ends with its prompt. Once a prompt, whatever happens.
       if (lastMessage?.message?.role !== "user" || !lastMessage.id || seen.has(lastMessage.id)) return undefined;
       seen.add(lastMessage.id);
-      if (!waiting(branch, deps.lastBreakEven())) return undefined;
-      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: unknown[] }).entries;
+      if (!waiting(ctx.sessionManager.getBranch(), deps.lastBreakEven())) return undefined;
+      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
       const lookup = deps.lookup(ctx, settings);
       const input = passInput(ctx, contextEntries, settings, lookup.ok, deps.readPoints(ctx));
       const planned = callCore(() => guardCore.planPass({ ...input, model: { ...input.model!, opening: true } }));
@@ -132,7 +138,7 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
         if (outcome.value.breakEven?.length) deps.noteBreakEven(outcome.value.breakEven);
         return undefined;
       }
-      const messages = applyDrafts(ctx, event.messages as { role?: string }[], entries);
+      const messages = applyDrafts(contextEntries, event.messages as { role?: string }[], entries);
       if (!messages) {
         deps.warnOnce(ctx, "the request's messages differ from the session's projection; the edits for a lapsed cache wait");
         return undefined;
