@@ -136,7 +136,7 @@ test(`Pi ${piVersion}: no secret reaches the judge; the window keeps every origi
     // /guard names the kinds and the files, never a value.
     await pi.prompt("/guard");
     const report = pi.notifications.at(-1)?.message ?? "";
-    assert.match(report, /withheld from the judge in the last pass that held any: \d+ secrets as placeholders \(.*aws-access-key \d.*\); not sent, secret files: read `\.env`, read `keys\/id_ed25519`/);
+    assert.match(report, /withheld from the judge in the last pass that held any: \d+ secrets as placeholders \(.*aws-access-key \d.*\); not sent, as files or commands that print secrets: read `\.env`, read `keys\/id_ed25519`/);
     for (const secret of allSecrets) assert.ok(!report.includes(secret));
     assertNoPassFailure(pi.notifications);
   } finally {

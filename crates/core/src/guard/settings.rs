@@ -342,36 +342,11 @@ pub fn compile_secret_pattern(pattern: &str) -> Result<regex_lite::Regex, String
     })
 }
 
-/// The default `secretFiles`: environment files, private keys and
-/// certificate stores, SSH keys, package managers' and netrc credentials,
-/// database password files, cloud credentials files (issue 18).
+/// The default `secretFiles` (issues 18 and 25): a pattern without `/`
+/// matches a file's name, one with `/` the end of its path. Where each
+/// convention comes from is in `secrets::files` (`DEFAULT_SECRET_FILES`).
 pub fn default_secret_files() -> Vec<String> {
-    [
-        ".env",
-        ".env.*",
-        "*.env",
-        "*.pem",
-        "*.key",
-        "*.p12",
-        "*.pfx",
-        "id_rsa",
-        "id_dsa",
-        "id_ecdsa",
-        "id_ed25519",
-        "id_*_sk",
-        ".npmrc",
-        ".pypirc",
-        ".netrc",
-        "_netrc",
-        ".pgpass",
-        "credentials",
-        "credentials.*",
-        "*.keystore",
-        "*.jks",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    crate::guard::secrets::files::DEFAULT_SECRET_FILES.iter().map(|p| p.to_string()).collect()
 }
 
 /// `provider/id` split at the first `/`; `None` unless both halves are there.

@@ -369,8 +369,9 @@ fn withheld_line(w: &crate::guard::secrets::Withheld) -> String {
         let shown: Vec<String> = w.files.iter().take(3).map(|f| sanitize_line(f, 60)).collect();
         let more = w.files.len().saturating_sub(3);
         parts.push(format!(
-            "not sent, secret file{}: {}{}",
-            if w.files.len() == 1 { "" } else { "s" },
+            "not sent, as {} that print{} secrets: {}{}",
+            if w.files.len() == 1 { "a file or command" } else { "files or commands" },
+            if w.files.len() == 1 { "s" } else { "" },
             crate::text::join(&shown, ", "),
             if more > 0 { format!(" and {more} more") } else { String::new() }
         ));

@@ -184,7 +184,7 @@ pub fn later_requests(estimator: Estimator, turns: usize, session: usize, earlie
             if rest.is_empty() {
                 turns
             } else {
-                rest.sort_unstable();
+                crate::order::sort_by(&mut rest, |a, b| a.cmp(b));
                 // The lower median: an even count takes the smaller middle value.
                 rest[(rest.len() - 1) / 2]
             }

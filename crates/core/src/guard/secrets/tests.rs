@@ -225,3 +225,45 @@ fn withhold_keeps_ids_and_counts_each_value_once() {
     assert!(!serde_json::to_string(&requests[0]).unwrap().contains(key));
     assert_eq!(w.kinds, [("aws-access-key".to_string(), 1), ("private-key".to_string(), 1)]);
 }
+
+#[test]
+fn secret_files_by_path_and_commands() {
+    let files = crate::guard::settings::default_secret_files();
+    assert!(files.len() >= 40, "{}", files.len());
+    let read = |p: &str| secret_file(&serde_json::json!({ "path": p }), &files);
+    for p in [
+        "/home/u/.kube/config",
+        "/home/u/.docker/config.json",
+        "/home/u/.git-credentials",
+        ".envrc",
+        "/home/u/.config/gcloud/application_default_credentials.json",
+        "infra/terraform.tfstate",
+        "prod.tfvars",
+        "/home/u/.config/gh/hosts.yml",
+        "/home/u/.vault-token",
+        "/home/u/.pypirc",
+        "/home/u/.cache/huggingface/token",
+    ] {
+        assert!(read(p).is_some(), "{p}");
+    }
+    for p in ["src/config.ts", "config", "app/config.json", "tokenizer.json", "docs/hosts.yml"] {
+        assert_eq!(read(p), None, "{p}");
+    }
+    let bash = |c: &str| secret_file(&serde_json::json!({ "command": c }), &files);
+    for c in [
+        "printenv",
+        "env | sort",
+        "sudo env",
+        "kubectl config view --raw",
+        "gcloud auth print-access-token",
+        "cat ~/.aws/credentials",
+        "gh auth token",
+        "echo ok && aws configure export-credentials --format env",
+        "FOO=1 vault kv get secret/app",
+    ] {
+        assert!(bash(c).is_some(), "{c}");
+    }
+    for c in ["env NODE_ENV=test npm test", "kubectl config view", "npm test", "echo set", "grep -rn env src"] {
+        assert_eq!(bash(c), None, "{c}");
+    }
+}

@@ -284,7 +284,11 @@ pub fn placeholder(v: &str) -> bool {
 /// A file path: absolute, relative, home, a drive; or slashes between
 /// words, or a file name at the end (`logs/2026/app.log`).
 fn path_like(v: &str) -> bool {
-    if v.starts_with(['/', '~']) || v.starts_with("./") || v.starts_with("../") || v.get(1..3) == Some(":\\") {
+    // Base64 may start with `/` (`AccountKey=/RPD8…`): a path's parts are not 24 random characters.
+    let random_part = v.split('/').any(|p| p.len() > 24 && !Shape::of(p).wordy());
+    if (v.starts_with(['/', '~']) || v.starts_with("./") || v.starts_with("../") || v.get(1..3) == Some(":\\"))
+        && !random_part
+    {
         return true;
     }
     if !v.contains('/') || v.contains('+') || v.contains('=') {
