@@ -139,7 +139,7 @@ pub fn secret_file(arguments: &serde_json::Value, patterns: &[String]) -> Option
 /// The first command of `command` (split at `;`, `&`, `|`, newlines, `$(`)
 /// that prints secrets, as its words.
 pub fn secret_command(command: &str) -> Option<String> {
-    for part in command.split(|c: char| matches!(c, ';' | '&' | '|' | '\n' | '(' | '`')) {
+    for part in command.split([';', '&', '|', '\n', '(', '`']) {
         let mut words: Vec<&str> = part.split_whitespace().collect();
         // `sudo`, `exec`, `command` and `VAR=value` before the command.
         while let Some(w) = words.first() {

@@ -19,56 +19,12 @@ pub enum Family {
     Key,
 }
 
-/// Names of passwords in other languages (UTF-8, matched as bytes).
-const PASSWORD_WORDS: &[&str] = &[
-    "パスワード",
-    "密码",
-    "密碼",
-    "口令",
-    "пароль",
-    "contraseña",
-    "contrasena",
-    "senha",
-    "passwort",
-    "kennwort",
-    "wachtwoord",
-    "motdepasse",
-    "mot_de_passe",
-    "parola",
-    "hasło",
-    "haslo",
-    "şifre",
-    "sifre",
-    "비밀번호",
-    "암호",
-    "salasana",
-    "lösenord",
-    "losenord",
-    "adgangskode",
-    "jelszó",
-    "heslo",
-    "parool",
-];
+/// Names of passwords in other languages (UTF-8, matched as bytes), `|` between them.
+const PASSWORD_WORDS: &str = "パスワード|密码|密碼|口令|пароль|contraseña|contrasena|senha|passwort|kennwort|wachtwoord|motdepasse|mot_de_passe|parola|hasło|haslo|şifre|sifre|비밀번호|암호|salasana|lösenord|losenord|adgangskode|jelszó|heslo|parool";
 
-/// Names of secrets and tokens in other languages.
-const SECRET_WORDS: &[&str] = &[
-    "トークン",
-    "シークレット",
-    "秘密",
-    "密钥",
-    "秘钥",
-    "令牌",
-    "токен",
-    "секрет",
-    "ключ",
-    "clave",
-    "chave",
-    "segredo",
-    "geheimnis",
-    "jeton",
-    "토큰",
-    "비밀",
-];
+/// Names of secrets and tokens in other languages, `|` between them.
+const SECRET_WORDS: &str =
+    "トークン|シークレット|秘密|密钥|秘钥|令牌|токен|секрет|ключ|clave|chave|segredo|geheimnis|jeton|토큰|비밀";
 
 /// Extensions of source and data files, whose names are not secrets' names.
 const FILE_EXTENSIONS: &[&str] = &[
@@ -93,6 +49,42 @@ fn camel_word_at(name: &[u8], i: usize) -> bool {
 /// The family of the name `name` (its last 64 bytes are read), if any.
 pub fn family(name: &[u8]) -> Option<Family> {
     let name = &name[name.len().saturating_sub(64)..];
+    // Most names hold no keyword: every keyword starts with one of these
+    // pairs of letters (or is another script's), looked at once per byte.
+    let maybe = name.windows(2).any(|w| {
+        matches!(
+            (w[0] | 0x20, w[1] | 0x20),
+            (b'p', b'a' | b'w' | b'r')
+                | (b's', b'e' | b'i')
+                | (b't', b'o')
+                | (b'a', b'p' | b'c' | b'u')
+                | (b'c', b'r')
+                | (b'j', b'w')
+                | (b'd', b's')
+                | (b'k', b'e')
+        ) || w[0] >= 0x80
+    });
+    if !maybe {
+        return None;
+    }
+    // Most names hold no keyword: every keyword starts with one of these
+    // pairs of letters (or is another script's), looked at once per byte.
+    let maybe = name.windows(2).any(|w| {
+        matches!(
+            (w[0] | 0x20, w[1] | 0x20),
+            (b'p', b'a' | b'w' | b'r')
+                | (b's', b'e' | b'i')
+                | (b't', b'o')
+                | (b'a', b'p' | b'c' | b'u')
+                | (b'c', b'r')
+                | (b'j', b'w')
+                | (b'd', b's')
+                | (b'k', b'e')
+        ) || w[0] >= 0x80
+    });
+    if !maybe {
+        return None;
+    }
     // A file's name (`qwen-token-plan.json`, `auth-storage.js` in `grep -n` output) names no secret.
     if let Some(dot) = name.iter().rposition(|&c| c == b'.') {
         let ext = &name[dot + 1..];
@@ -164,9 +156,9 @@ pub fn family(name: &[u8]) -> Option<Family> {
         }
     }
     if non_ascii {
-        if PASSWORD_WORDS.iter().any(|w| contains(name, w.as_bytes())) {
+        if PASSWORD_WORDS.split('|').any(|w| contains(name, w.as_bytes())) {
             raise(Family::Password);
-        } else if SECRET_WORDS.iter().any(|w| contains(name, w.as_bytes())) {
+        } else if SECRET_WORDS.split('|').any(|w| contains(name, w.as_bytes())) {
             raise(Family::Secret);
         }
     }
@@ -188,6 +180,9 @@ pub fn kind(name: &[u8], family: Family) -> &'static str {
 /// the next field (`- name: DB_PASSWORD` / `value: …`, `{"Name": …, "Value": …}`).
 pub fn names_next(name: &[u8]) -> bool {
     let n = last_word(name);
+    if !(3..=16).contains(&n.len()) || !matches!(n[0] | 0x20, b'n' | b'k' | b'p' | b'v' | b'e' | b's') {
+        return false;
+    }
     ["name", "key", "parameterkey", "parameter_name", "variable", "env_name", "secretname", "secret_name"]
         .iter()
         .any(|w| n.eq_ignore_ascii_case(w.as_bytes()))
@@ -196,6 +191,9 @@ pub fn names_next(name: &[u8]) -> bool {
 /// A name that holds the value of the name before it (`value:`).
 pub fn is_value(name: &[u8]) -> bool {
     let n = last_word(name);
+    if !(3..=15).contains(&n.len()) || !matches!(n[0] | 0x20, b'v' | b'p' | b's') {
+        return false;
+    }
     ["value", "parametervalue", "secretvalue", "secret_value", "val", "secretstring"]
         .iter()
         .any(|w| n.eq_ignore_ascii_case(w.as_bytes()))

@@ -62,21 +62,142 @@ impl Body {
 
 /// A provider format.
 pub struct Provider {
-    /// The placeholder's kind: `[secret: <kind>]`.
-    pub kind: &'static str,
+    /// The placeholder's kind, `[secret: <kind>]`, as its place in [`KINDS`]
+    /// (a byte where a string would take eight: the table ships in the `.wasm`).
+    kind: u8,
     /// Case-sensitive.
     pub prefix: &'static str,
     pub body: Body,
     /// The body's length range, prefix excluded. A longer run of the body's
     /// alphabet is another thing (a hash), unless `max` is `ANY`.
-    pub min: u16,
-    pub max: u16,
+    pub min: u8,
+    pub max: u8,
 }
 
-/// No upper bound.
-pub const ANY: u16 = u16::MAX;
+/// No upper bound, as stored (a range's end above 254 reads as none).
+pub const ANY: u8 = u8::MAX;
 
-const fn p(kind: &'static str, prefix: &'static str, body: Body, min: u16, max: u16) -> Provider {
+/// No upper bound, as the table writes it.
+const OPEN: u16 = u16::MAX;
+
+impl Provider {
+    /// The placeholder's kind.
+    pub fn kind(&self) -> &'static str {
+        KINDS[self.kind as usize]
+    }
+}
+
+/// Every provider's kind, once.
+pub const KINDS: &[&str] = &[
+    "aws-access-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "slack-webhook",
+    "stripe-key",
+    "anthropic-key",
+    "openai-key",
+    "google-api-key",
+    "google-oauth",
+    "npm-token",
+    "pypi-token",
+    "rubygems-token",
+    "nuget-key",
+    "clojars-token",
+    "huggingface-token",
+    "sendgrid-key",
+    "discord-webhook",
+    "twilio-key",
+    "mailgun-key",
+    "shopify-token",
+    "digitalocean-token",
+    "heroku-key",
+    "newrelic-key",
+    "sentry-token",
+    "doppler-token",
+    "vault-token",
+    "databricks-token",
+    "linear-key",
+    "notion-token",
+    "atlassian-token",
+    "cloudflare-key",
+    "square-token",
+    "facebook-token",
+    "planetscale-token",
+    "supabase-key",
+    "postman-key",
+    "grafana-token",
+    "pulumi-token",
+    "age-secret-key",
+    "docker-token",
+    "crates-token",
+    "1password-secret-key",
+    "certificate",
+    "jwt",
+    "private-key",
+    "alibaba-key",
+    "dynatrace-token",
+    "easypost-key",
+    "flutterwave-key",
+    "frameio-token",
+    "duffel-token",
+    "dropbox-token",
+    "shippo-token",
+    "typeform-token",
+    "readme-key",
+    "prefect-key",
+    "scalingo-token",
+    "brevo-key",
+    "sourcegraph-token",
+    "sonar-token",
+    "infracost-key",
+    "openshift-token",
+    "octopus-key",
+    "settlemint-token",
+    "1password-token",
+    "flyio-token",
+    "jfrog-key",
+    "twitter-token",
+    "yandex-key",
+    "airtable-token",
+    "plaid-token",
+    "adobe-secret",
+    "defined-networking-key",
+    "harness-key",
+    "perplexity-key",
+    "groq-key",
+    "xai-key",
+    "replicate-token",
+    "render-key",
+    "netlify-token",
+    "buildkite-token",
+    "circleci-token",
+    "mapbox-token",
+];
+
+/// The place of `name` in [`KINDS`], found when the table is compiled (an
+/// unknown kind does not compile).
+const fn kind_id(name: &str) -> u8 {
+    let mut k = 0;
+    while k < KINDS.len() {
+        let (a, b) = (KINDS[k].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut i = 0;
+            while i < a.len() && a[i] == b[i] {
+                i += 1;
+            }
+            if i == a.len() {
+                return k as u8;
+            }
+        }
+        k += 1;
+    }
+    panic!("a provider's kind is missing from KINDS")
+}
+
+const fn p(kind: &'static str, prefix: &'static str, body: Body, min: u8, max: u16) -> Provider {
+    let max = if max > 254 { ANY } else { max as u8 };
+    let kind = kind_id(kind);
     Provider { kind, prefix, body, min, max }
 }
 
@@ -144,12 +265,12 @@ pub const PROVIDERS: &[Provider] = &[
     // gitleaks gcp-api-key; Google OAuth client secrets, access and refresh tokens.
     p("google-api-key", "AIza", UrlSafe, 33, 40),
     p("google-oauth", "GOCSPX-", UrlSafe, 24, 40),
-    p("google-oauth", "ya29.", Dotted, 20, ANY),
-    p("google-oauth", "1//0", UrlSafe, 30, ANY),
+    p("google-oauth", "ya29.", Dotted, 20, OPEN),
+    p("google-oauth", "1//0", UrlSafe, 30, OPEN),
     // gitleaks npm-access-token, pypi-upload-token, rubygems-api-token, nuget (oy2), clojars-api-token.
     p("npm-token", "npm_", Alnum, 36, 36),
-    p("pypi-token", "pypi-AgEIcHlwaS5vcmc", UrlSafe, 30, ANY),
-    p("pypi-token", "pypi-AgENdGVzdC5weXBpLm9yZw", UrlSafe, 30, ANY),
+    p("pypi-token", "pypi-AgEIcHlwaS5vcmc", UrlSafe, 30, OPEN),
+    p("pypi-token", "pypi-AgENdGVzdC5weXBpLm9yZw", UrlSafe, 30, OPEN),
     p("rubygems-token", "rubygems_", Hex, 48, 48),
     p("nuget-key", "oy2", LowerDigits, 43, 43),
     p("clojars-token", "CLOJARS_", Alnum, 60, 60),
@@ -183,7 +304,7 @@ pub const PROVIDERS: &[Provider] = &[
     p("newrelic-key", "NRJS-", Hex, 19, 19),
     p("newrelic-key", "NRAA-", Hex, 27, 27),
     // gitleaks sentry-org-token, sentry-user-token.
-    p("sentry-token", "sntrys_", Base64, 40, ANY),
+    p("sentry-token", "sntrys_", Base64, 40, OPEN),
     p("sentry-token", "sntryu_", Hex, 64, 64),
     // gitleaks doppler-api-token (dp.pt.) and Doppler's other token types.
     p("doppler-token", "dp.pt.", Alnum, 40, 44),
@@ -193,9 +314,9 @@ pub const PROVIDERS: &[Provider] = &[
     p("doppler-token", "dp.scim.", Alnum, 40, 44),
     p("doppler-token", "dp.audit.", Alnum, 40, 44),
     // gitleaks hashicorp-tf-* and vault-service-token, vault-batch-token.
-    p("vault-token", "hvs.", UrlSafe, 24, ANY),
-    p("vault-token", "hvb.", UrlSafe, 24, ANY),
-    p("vault-token", "hvr.", UrlSafe, 24, ANY),
+    p("vault-token", "hvs.", UrlSafe, 24, OPEN),
+    p("vault-token", "hvb.", UrlSafe, 24, OPEN),
+    p("vault-token", "hvr.", UrlSafe, 24, OPEN),
     // gitleaks databricks-api-token.
     p("databricks-token", "dapi", HexDash, 32, 36),
     // gitleaks linear-api-key, linear-client-secret (keyword-anchored there; lin_oauth_ here).
@@ -205,16 +326,16 @@ pub const PROVIDERS: &[Provider] = &[
     p("notion-token", "ntn_", Alnum, 40, 50),
     p("notion-token", "secret_", Alnum, 43, 43),
     // gitleaks atlassian-api-token (ATATT3…).
-    p("atlassian-token", "ATATT3", Base64, 100, ANY),
-    p("atlassian-token", "ATCTT3", Base64, 100, ANY),
+    p("atlassian-token", "ATATT3", Base64, 100, OPEN),
+    p("atlassian-token", "ATCTT3", Base64, 100, OPEN),
     // gitleaks cloudflare-origin-ca-key.
     p("cloudflare-key", "v1.0-", HexDash, 150, 180),
     // gitleaks square-access-token, square-secret; facebook-access-token (EAA…).
     p("square-token", "sq0atp-", UrlSafe, 22, 60),
     p("square-token", "sq0csp-", UrlSafe, 40, 60),
     p("square-token", "EAAA", UrlSafe, 60, 100),
-    p("facebook-token", "EAACEdEose0cBA", Alnum, 20, ANY),
-    p("facebook-token", "EAA", Alnum, 100, ANY),
+    p("facebook-token", "EAACEdEose0cBA", Alnum, 20, OPEN),
+    p("facebook-token", "EAA", Alnum, 100, OPEN),
     // gitleaks planetscale-*.
     p("planetscale-token", "pscale_tkn_", Dotted, 32, 64),
     p("planetscale-token", "pscale_pw_", Dotted, 32, 64),
@@ -239,19 +360,19 @@ pub const PROVIDERS: &[Provider] = &[
     p("1password-secret-key", "A3-", UpperDash, 30, 40),
     // Any other PEM block in base64 (a kubeconfig's certificates): not a secret, but it shares the
     // first 12 characters of every key's, and is nothing a judge reads.
-    p("certificate", "LS0tLS1CRUdJTi", Base64, 20, ANY),
+    p("certificate", "LS0tLS1CRUdJTi", Base64, 20, OPEN),
     // A JWT in base64 (a Kubernetes secret's `data:`): `eyJhbGciOi` encoded.
-    p("jwt", "ZXlKaGJHY2lPaU", Base64, 30, ANY),
+    p("jwt", "ZXlKaGJHY2lPaU", Base64, 30, OPEN),
     // gitleaks jwt: a header (`eyJ`), a payload and a signature; the whole token, any length.
-    p("jwt", "eyJ", Dotted, 30, ANY),
+    p("jwt", "eyJ", Dotted, 30, OPEN),
     // A PEM private key in base64 (kubeconfig `client-key-data`): the base64 of each `-----BEGIN … PRIVATE KEY`.
-    p("private-key", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVk", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZ", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBEU0EgUFJJVkFURSBLRVk", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBFTkNSWVBURUQgUFJJVkFURSBLRVk", Base64, 20, ANY),
-    p("private-key", "LS0tLS1CRUdJTiBQR1AgUFJJVkFURSBLRVkgQkxPQ0s", Base64, 20, ANY),
+    p("private-key", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVk", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZ", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBEU0EgUFJJVkFURSBLRVk", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBFTkNSWVBURUQgUFJJVkFURSBLRVk", Base64, 20, OPEN),
+    p("private-key", "LS0tLS1CRUdJTiBQR1AgUFJJVkFURSBLRVkgQkxPQ0s", Base64, 20, OPEN),
     // gitleaks: alibaba-access-key-id, dynatrace-api-token, easypost-*, flutterwave-*, frameio-api-token,
     // duffel-api-token, dropbox-*, shippo-api-token, typeform-api-token, readme-api-token,
     // prefect-api-token, scalingo-api-token, sendinblue-api-token, sourcegraph-access-token,
@@ -290,14 +411,14 @@ pub const PROVIDERS: &[Provider] = &[
     p("settlemint-token", "sm_pat_", Alnum, 16, 16),
     p("settlemint-token", "sm_aat_", Alnum, 16, 16),
     p("settlemint-token", "sm_sat_", Alnum, 16, 16),
-    p("1password-token", "ops_eyJ", Base64, 200, ANY),
+    p("1password-token", "ops_eyJ", Base64, 200, OPEN),
     p("flyio-token", "fo1_", UrlSafe, 43, 43),
-    p("flyio-token", "fm1r_", Base64, 100, ANY),
-    p("flyio-token", "fm1a_", Base64, 100, ANY),
-    p("flyio-token", "fm2_", Base64, 100, ANY),
+    p("flyio-token", "fm1r_", Base64, 100, OPEN),
+    p("flyio-token", "fm1a_", Base64, 100, OPEN),
+    p("flyio-token", "fm2_", Base64, 100, OPEN),
     p("jfrog-key", "AKCp", Alnum, 69, 69),
     p("jfrog-key", "cmVmdGtu", Alnum, 56, 56),
-    p("twitter-token", "AAAAAAAAAAAAAAAAAAAAA", Base64, 40, ANY),
+    p("twitter-token", "AAAAAAAAAAAAAAAAAAAAA", Base64, 40, OPEN),
     p("yandex-key", "AQVN", UrlSafe, 35, 38),
     p("yandex-key", "YC", UrlSafe, 38, 38),
     p("airtable-token", "pat", Dotted, 70, 90),
@@ -316,5 +437,5 @@ pub const PROVIDERS: &[Provider] = &[
     p("netlify-token", "nfp_", Alnum, 36, 40),
     p("buildkite-token", "bkua_", Hex, 40, 40),
     p("circleci-token", "CCIPAT_", Dotted, 40, 80),
-    p("mapbox-token", "sk.eyJ", Dotted, 60, ANY),
+    p("mapbox-token", "sk.eyJ", Dotted, 60, OPEN),
 ];

@@ -75,17 +75,45 @@ struct Scan<'a> {
     encoded: Vec<(usize, usize)>,
     /// Whether to look for percent-escapes (not inside a decoded line).
     decode: bool,
-    /// Where the last line checked for `.pgpass` began.
-    pgpass_line: usize,
+    /// The last provider that turned a token down (by its prefix), and where the token ended.
+    failed: std::cell::Cell<(&'static str, usize)>,
     /// The last unbounded provider body read: `(from, to, alphabet)`.
     body_cache: std::cell::Cell<(usize, usize, Option<super::providers::Body>)>,
 }
+
+/// The bytes other than letters and digits that may start something:
+/// `-----BEGIN`, `:`, `=`, `,`, a full-width operator, a space, `%`, a
+/// newline. Every other byte is passed over with one look.
+const TRIGGER: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b"-:=, \t%\n";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t[0xEF] = true;
+    t
+};
+
+/// What a provider's token is made of, as a table (looked up for every word).
+const RUN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'~');
+        c += 1;
+    }
+    t
+};
 
 fn word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
 /// What a name is made of: letters, digits, `_ - .`, and any non-ASCII byte.
+#[inline]
 fn name_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.') || c >= 0x80
 }
@@ -107,8 +135,8 @@ impl<'a> Scan<'a> {
             pending: None,
             encoded: Vec::new(),
             decode: true,
-            pgpass_line: usize::MAX,
             body_cache: std::cell::Cell::new((usize::MAX, 0, None)),
+            failed: std::cell::Cell::new(("", usize::MAX)),
         }
     }
 
@@ -123,20 +151,30 @@ impl<'a> Scan<'a> {
         let b = self.b;
         let n = b.len();
         let mut i = 0;
+        self.pgpass(0);
         while i < n {
             let c = b[i];
-            if (i == 0 || b[i - 1] == b'\n') && self.pgpass_line != i {
-                self.pgpass_line = i;
-                self.pgpass(i);
-            }
-            if c.is_ascii_alphanumeric() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
-                if let Some(end) = self.word(i) {
-                    i = end;
-                    continue;
+            if c.is_ascii_alphanumeric() {
+                if i == 0 || !b[i - 1].is_ascii_alphanumeric() {
+                    if let Some(end) = self.word(i) {
+                        i = end;
+                        continue;
+                    }
                 }
+                // Inside a run of letters and digits nothing starts: on past it at once.
+                i += 1;
+                while i < n && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                continue;
+            }
+            if !TRIGGER[c as usize] {
+                i += 1;
+                continue;
             }
             match c {
-                b'-' if b[i..].starts_with(b"-----BEGIN") => {
+                b'\n' => self.pgpass(i + 1),
+                b'-' if b.get(i + 1) == Some(&b'-') && b[i..].starts_with(b"-----BEGIN") => {
                     if let Some(end) = self.private_key(i) {
                         i = end;
                         continue;
@@ -216,19 +254,32 @@ impl<'a> Scan<'a> {
         let c = b[i];
         // Every format is 20 characters or more, a Telegram token's digits
         // come before a `:`: a shorter word (most of them) is none.
-        let run = b[i..]
-            .iter()
-            .take(16)
-            .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/' | b'+' | b'~'))
-            .count();
-        if run < 16 && !(c.is_ascii_digit() || c == b'b') {
-            return None;
+        let mut run = 0;
+        while run < 16 && i + run < b.len() && RUN[b[i + run] as usize] {
+            run += 1;
+        }
+        if run < 16 {
+            // Only a Telegram token's digits (8 to 10, then `:`), bare or after `bot`.
+            let telegram = if c.is_ascii_digit() {
+                (8..=10).contains(&run) && b.get(i + run) == Some(&b':')
+            } else {
+                c == b'b' && (11..=13).contains(&run) && b[i..].starts_with(b"bot") && b.get(i + run) == Some(&b':')
+            };
+            if !telegram {
+                return None;
+            }
+            return self.telegram(if c == b'b' { i + 3 } else { i });
         }
         let buckets = std::rc::Rc::clone(&self.buckets);
+        let second = b.get(i + 1).copied().unwrap_or(0);
         for &k in &buckets.0[c as usize] {
             let p = &PROVIDERS[k as usize];
+            // Every prefix has two bytes or more: the second compared before the rest.
+            if p.prefix.as_bytes()[1] != second {
+                continue;
+            }
             if let Some(end) = self.provider(p, i) {
-                self.push(i, end, p.kind);
+                self.push(i, end, p.kind());
                 return Some(end);
             }
         }
@@ -259,6 +310,11 @@ impl<'a> Scan<'a> {
         }
         let body = i + p.prefix.len();
         let mut end = self.body_end(p, body);
+        // A run this provider already turned down (`eyJa.eyJa.…`: every start in it) is turned down again.
+        let (failed_prefix, failed_end) = self.failed.get();
+        if failed_end == end && std::ptr::eq(failed_prefix, p.prefix) {
+            return None;
+        }
         // A token ends with its alphabet: a trailing `.` or `-` belongs to the sentence.
         while end > body && matches!(b[end - 1], b'.' | b'-') && p.body != super::providers::Body::HexDash {
             end -= 1;
@@ -272,15 +328,12 @@ impl<'a> Scan<'a> {
         // Bounded looks: a megabyte-long run is judged by its head.
         let tok = &self.text[body..floor_char(self.text, end.min(body + 256))];
         let floor = if len >= 24 { 3.0 } else { 2.5 };
-        if entropy(tok) <= floor && !p.kind.starts_with("private-key") {
-            return None;
-        }
-        if p.kind == "jwt" && (!tok.contains('.') || tok.ends_with("..")) {
-            return None;
-        }
-        if matches!(p.kind, "openai-key" | "airtable-token" | "harness-key" | "dropbox-token" | "yandex-key")
-            && value::wordy(tok)
-        {
+        let rejected = (entropy(tok) <= floor && !p.kind().starts_with("private-key"))
+            || (p.kind() == "jwt" && (!tok.contains('.') || tok.ends_with("..")))
+            || (matches!(p.kind(), "openai-key" | "airtable-token" | "harness-key" | "dropbox-token" | "yandex-key")
+                && value::wordy(tok));
+        if rejected {
+            self.failed.set((p.prefix, end));
             return None;
         }
         Some(end)
@@ -591,7 +644,7 @@ impl<'a> Scan<'a> {
             }
         }
         // A value split over lines (`\` continuations, `"abc" "def"`): judged joined.
-        if let Some(joined) = joined(v) {
+        if let Some(joined) = joined(&v[..floor_char(v, 4096)]) {
             // A provider's token, split: its kind (a short value only; a long one is judged by its look).
             let inner = if joined.len() <= 1024 { scan(&joined) } else { Vec::new() };
             let whole = inner.iter().find(|f| f.start == 0 && f.end + 2 >= joined.len()).map(|f| f.kind);
@@ -769,6 +822,22 @@ impl<'a> Scan<'a> {
     /// then the value after the spaces.
     fn spaced(&mut self, sp: usize) -> Option<usize> {
         let b = self.b;
+        // The value first, cheaply: prose's next word (small letters, or
+        // shorter than any secret) ends it here, before the name is read.
+        let mut k = sp;
+        while k < b.len() && k - sp < 40 && matches!(b[k], b' ' | b'\t') {
+            k += 1;
+        }
+        let (mut token, mut plain) = (0, true);
+        while token < 24 && k + token < b.len() && !matches!(b[k + token], b' ' | b'\t' | b'\n' | b'\r') {
+            let c = b[k + token];
+            plain &= c.is_ascii_lowercase() || matches!(c, b',' | b'.' | b';' | b':');
+            token += 1;
+        }
+        if token < 6 || (plain && token < 24) {
+            return None;
+        }
+
         let mut ns = sp;
         while ns > 0 && sp - ns < 64 && name_byte(b[ns - 1]) {
             ns -= 1;

@@ -41,31 +41,28 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
         Family::Secret => 8,
         Family::Key => 16,
     };
-    if v.chars().count() < min || placeholder(v) || path_like(v) || number_like(v) || email_like(v) || v.contains("://")
-    {
+    if v.len() < min || v.chars().count() < min {
         return false;
     }
-    if code_like(v) || has_any(v, b" \t\n") || (structured(v) && !(literal && family == Family::Password)) {
-        return false;
-    }
+    // A long value is judged by its head: its look does not change past 4 KB,
+    // and a megabyte of it must not be read a dozen times.
+    let v = &v[..super::scan::floor_char(v, 4096)];
+    // One pass first: most values that are not secrets are words, told here.
     let shape = Shape::of(v);
-    match family {
+    let verdict = match family {
         Family::Password => {
             if shape.symbols + shape.digits > 0 && shape.letters > 0 {
                 // `hunter2!`, `c7%kQ2!x`, `Tr0ub4dor&3`: unless it is a name of words and a number (`version2`).
-                return !(shape.symbols == 0 && camel(v) && shape.wordy());
-            }
-            if shape.letters == 0 {
+                !(shape.symbols == 0 && camel(v) && shape.wordy())
+            } else if shape.letters == 0 {
                 // All digits or symbols: a PIN of 8 or more, or symbols mixed with digits.
-                return shape.digits >= 8 || (shape.symbols > 0 && shape.digits > 0 && v.len() >= 8);
+                shape.digits >= 8 || (shape.symbols > 0 && shape.digits > 0 && v.len() >= 8)
+            } else {
+                // Letters only: random-looking, or a word where a literal stands (a `.env` line);
+                // a word counts only in small letters (`supersecret`), a capital or another
+                // script is a label (`"password": "Contraseña"` in a translation file).
+                !type_word(v) && (!shape.wordy() || (literal && v.bytes().all(|c| c.is_ascii_lowercase())))
             }
-            // Letters only: random-looking, or a word where a literal stands (a `.env` line).
-            if type_word(v) {
-                return false;
-            }
-            // A word counts only in small letters (`supersecret` in a `.env`); a capital or
-            // another script is a label (`"password": "Contraseña"` in a translation file).
-            !shape.wordy() || (literal && v.bytes().all(|c| c.is_ascii_lowercase()) && !type_word(v))
         }
         Family::Secret | Family::Key => {
             let floor = if family == Family::Key {
@@ -75,16 +72,15 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
             } else {
                 2.5
             };
-            if entropy(v) <= floor {
-                return false;
-            }
-            if shape.wordy() {
-                return false;
-            }
             // Hex, base64, random letters and digits: two classes, or one long run of random letters.
-            shape.classes() >= 2 || (shape.letters >= 20 && !has_any(v, b".-_"))
+            !shape.wordy()
+                && (shape.classes() >= 2 || (shape.letters >= 20 && !has_any(v, b".-_")))
+                && entropy(v) > floor
         }
-    }
+    };
+    verdict
+        && !(placeholder(v) || path_like(v) || number_like(v) || email_like(v) || v.contains("://"))
+        && !(code_like(v) || has_any(v, b" \t\n") || (structured(v) && !(literal && family == Family::Password)))
 }
 
 /// Mostly pronounceable words (a name in code, a sentence), not random characters.
