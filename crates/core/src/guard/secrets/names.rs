@@ -202,6 +202,9 @@ pub fn is_value(name: &[u8]) -> bool {
 /// Words that introduce a credential after a space: the `Authorization`
 /// schemes (RFC 7235 and the providers' own: `Bot` for Discord, `SSWS` for Okta).
 pub fn scheme(word: &[u8]) -> bool {
+    if !(3..=6).contains(&word.len()) {
+        return false;
+    }
     ["bearer", "basic", "bot", "token", "apikey", "ssws", "digest", "key"]
         .iter()
         .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))

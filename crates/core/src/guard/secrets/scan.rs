@@ -526,6 +526,7 @@ impl<'a> Scan<'a> {
     /// A `.pgpass` line at `start`: `host:port:database:user:password`.
     fn pgpass(&mut self, start: usize) {
         let b = self.b;
+
         let mut colons = [0usize; 4];
         let mut k = 0;
         let mut j = start;
