@@ -526,6 +526,17 @@ impl<'a> Scan<'a> {
     /// A `.pgpass` line at `start`: `host:port:database:user:password`.
     fn pgpass(&mut self, start: usize) {
         let b = self.b;
+        // Most lines fail at once: a host's name, then `:` and a port or `*`.
+        let mut h = start;
+        while h < b.len()
+            && h - start < 256
+            && (b[h].is_ascii_alphanumeric() || matches!(b[h], b'.' | b'-' | b'_' | b'*'))
+        {
+            h += 1;
+        }
+        if h == start || b.get(h) != Some(&b':') || !b.get(h + 1).is_some_and(|c| c.is_ascii_digit() || *c == b'*') {
+            return;
+        }
 
         let mut colons = [0usize; 4];
         let mut k = 0;
