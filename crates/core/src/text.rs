@@ -61,6 +61,15 @@ pub fn find_byte(bytes: &[u8], b: u8) -> Option<usize> {
     None
 }
 
+/// The largest char boundary of `s` at or before `i`.
+pub fn floor_char(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// `a == b`, eight bytes at a time (the wasm build's `memcmp` compares byte
 /// by byte; this runs on whole outputs).
 pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {

@@ -179,24 +179,16 @@ pub fn kind(name: &[u8], family: Family) -> &'static str {
 /// A name that names the secret whose value follows on the next line or in
 /// the next field (`- name: DB_PASSWORD` / `value: …`, `{"Name": …, "Value": …}`).
 pub fn names_next(name: &[u8]) -> bool {
-    let n = last_word(name);
-    if !(3..=16).contains(&n.len()) || !matches!(n[0] | 0x20, b'n' | b'k' | b'p' | b'v' | b'e' | b's') {
-        return false;
-    }
-    ["name", "key", "parameterkey", "parameter_name", "variable", "env_name", "secretname", "secret_name"]
-        .iter()
-        .any(|w| n.eq_ignore_ascii_case(w.as_bytes()))
+    bare_is_one_of(
+        name,
+        b"nkpves",
+        &["name", "key", "parameterkey", "parameter_name", "variable", "env_name", "secretname", "secret_name"],
+    )
 }
 
 /// A name that holds the value of the name before it (`value:`).
 pub fn is_value(name: &[u8]) -> bool {
-    let n = last_word(name);
-    if !(3..=15).contains(&n.len()) || !matches!(n[0] | 0x20, b'v' | b'p' | b's') {
-        return false;
-    }
-    ["value", "parametervalue", "secretvalue", "secret_value", "val", "secretstring"]
-        .iter()
-        .any(|w| n.eq_ignore_ascii_case(w.as_bytes()))
+    bare_is_one_of(name, b"vps", &["value", "parametervalue", "secretvalue", "secret_value", "val", "secretstring"])
 }
 
 /// Words that introduce a credential after a space: the `Authorization`
@@ -210,9 +202,16 @@ pub fn scheme(word: &[u8]) -> bool {
         .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
 }
 
-fn last_word(name: &[u8]) -> &[u8] {
+/// Whether `name`, without a list marker or leading dots (`- name`,
+/// `.value`), is one of `words` (ASCII case ignored); `starts` holds their
+/// first letters, so most names are turned down by one look.
+fn bare_is_one_of(name: &[u8], starts: &[u8], words: &[&str]) -> bool {
     let start = name.iter().position(|c| !matches!(c, b'-' | b' ' | b'.')).unwrap_or(name.len());
-    &name[start..]
+    let n = &name[start..];
+    n.len() >= 3
+        && n.len() <= 16
+        && starts.contains(&(n[0] | 0x20))
+        && words.iter().any(|w| n.eq_ignore_ascii_case(w.as_bytes()))
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {

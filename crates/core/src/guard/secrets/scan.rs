@@ -22,16 +22,18 @@
 //!
 //! Not for: the user's own patterns and merging (`mod.rs`).
 //!
-//! Why linear: every look back is bounded (64 bytes of name, 8 of quotes and
-//! spaces); every look ahead either ends at a byte the scan then jumps past
-//! (a value withheld, a key block) or reads a run whose end is cached for
-//! every later start inside it (`Runs`), and a value that was not a secret
-//! shadows the operators inside it (`shadow`).
+//! Why linear: every look back is bounded (64 bytes of name, 4 of quotes and
+//! spaces, 40 of a column's spaces); every look ahead either ends at a byte
+//! the scan then jumps past (a value withheld, a key block) or reads a run
+//! whose end is cached for every later start inside it (`run_cache`,
+//! `newline_cache`, `body_cache`, `failed`), and a value that was not a
+//! secret shadows the operators inside it (`shadow`).
 
 use super::names::{self, Family};
 use super::providers::{Provider, PROVIDERS};
 use super::value::{self, entropy};
 use super::Found;
+use crate::text::{find_byte, floor_char};
 
 /// Every built-in secret in `text`, unsorted, possibly overlapping.
 pub fn scan(text: &str) -> Vec<Found> {
@@ -233,7 +235,7 @@ impl<'a> Scan<'a> {
         if from <= at && at <= nl {
             return nl;
         }
-        let nl = self.b[at..].iter().position(|&c| c == b'\n').map_or(self.b.len(), |p| at + p);
+        let nl = find_byte(&self.b[at..], b'\n').map_or(self.b.len(), |p| at + p);
         self.newline_cache = (at, nl);
         nl
     }
@@ -537,10 +539,10 @@ impl<'a> Scan<'a> {
         if h == start || b.get(h) != Some(&b':') || !b.get(h + 1).is_some_and(|c| c.is_ascii_digit() || *c == b'*') {
             return;
         }
-
+        // The four colons from the host's on, the password after the last.
         let mut colons = [0usize; 4];
         let mut k = 0;
-        let mut j = start;
+        let mut j = h;
         while j < b.len() && j - start < 512 {
             match b[j] {
                 b'\n' | b'\r' | b' ' | b'\t' => break,
@@ -557,12 +559,9 @@ impl<'a> Scan<'a> {
             return;
         }
         let port = &b[colons[0] + 1..colons[1]];
-        let host = &b[start..colons[0]];
-        let host_ok = !host.is_empty()
-            && host.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'*'));
         let port_ok = port == b"*" || (!port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit));
         let fields_ok = colons[2] > colons[1] + 1 && colons[3] > colons[2] + 1 && j >= colons[3] + 5;
-        if !(host_ok && port_ok && fields_ok) {
+        if !(port_ok && fields_ok) {
             return;
         }
         self.push(colons[3] + 1, j, "password");
@@ -667,7 +666,7 @@ impl<'a> Scan<'a> {
             self.shadow = self.shadow.max(ve);
             return None;
         }
-        // A scheme before the credential (`Authorization: Bearer …`) is the spaced rule's.
+        // By its look; a passphrase with spaces only where a literal stands.
         if value::is_secret(v, family, literal) || (literal && joined_secret(v, family)) {
             self.push(vs, ve, kind);
             return Some(ve);
@@ -753,7 +752,7 @@ impl<'a> Scan<'a> {
         let mut at = from;
         loop {
             let line_end = self.newline(at);
-            match b[at..line_end].iter().position(|&c| c == q) {
+            match find_byte(&b[at..line_end], q) {
                 Some(p) => return at + p,
                 None if line_end > at && b[line_end - 1] == b'\\' && line_end + 1 < b.len() => at = line_end + 1,
                 None => return line_end,
@@ -850,29 +849,21 @@ impl<'a> Scan<'a> {
             return None;
         }
 
-        let mut ns = sp;
-        while ns > 0 && sp - ns < 64 && name_byte(b[ns - 1]) {
-            ns -= 1;
-        }
+        // The word before the space (a name byte ends it: the caller's test).
+        let (ns, _) = self.name_before(sp)?;
         let word = &b[ns..sp];
-        // The word must end the name (not `password` in `password_reset x`, which has no space after).
-        let mut vs = sp;
-        while vs < b.len() && vs - sp < 40 && matches!(b[vs], b' ' | b'\t') {
-            vs += 1;
-        }
+        let vs = k;
         if vs >= b.len()
             || matches!(b[vs], b'=' | b':' | b'\n' | b'\r' | b'-' | b'(' | b'{' | b'[')
                 && !(b[vs] == b'-' && word == b"-p")
         {
             return None;
         }
-        let flag = word.starts_with(b"-");
         if word == b"-u" || word == b"--user" {
             return self.user_pass(vs);
         }
         if word == b"-p" || word == b"--password" || word == b"--pass" {
-            let (s, e, q) = self.value(sp, ns)?;
-            let _ = q;
+            let (s, e, _) = self.value(sp, ns)?;
             return self.judge(s, e, Family::Password, "password", false);
         }
         if names::scheme(word) {
@@ -886,8 +877,8 @@ impl<'a> Scan<'a> {
             if self.b[s..e].contains(&b'\n') {
                 return self.judge(s, e, Family::Secret, "authorization", false);
             }
-            if self.word_at(s).is_some() {
-                return Some(e.max(s));
+            if let Some(end) = self.word_at(s) {
+                return Some(end);
             }
             let v = self.text.get(s..e)?;
             let v_trim = v.trim_end_matches('=');
@@ -902,14 +893,7 @@ impl<'a> Scan<'a> {
         }
         // "the password is …": the name before `is`.
         let (family, kind_name) = if word == b"is" || word == b"was" || word.eq_ignore_ascii_case(b"by") {
-            let mut e = ns;
-            while e > 0 && ns - e < 2 && b[e - 1] == b' ' {
-                e -= 1;
-            }
-            let mut s = e;
-            while s > 0 && e - s < 64 && name_byte(b[s - 1]) {
-                s -= 1;
-            }
+            let (s, e) = self.name_before(ns)?;
             // `IDENTIFIED BY '…'` (SQL) names a password too.
             let f = if word.eq_ignore_ascii_case(b"by") {
                 b[s..e].eq_ignore_ascii_case(b"identified").then_some(Family::Password)
@@ -926,16 +910,15 @@ impl<'a> Scan<'a> {
             return None;
         }
         let kind = names::kind(kind_name, family);
-        let (s, mut e, _quoted) = self.value(sp, ns)?;
+        let (s, mut e, _) = self.value(sp, ns)?;
         while e > s && matches!(b[e - 1], b'.' | b',' | b':' | b';' | b'!' | b'?') {
             e -= 1;
         }
-        let _ = flag;
         if self.b[s..e].contains(&b'\n') {
             return self.judge(s, e, family, kind, false);
         }
-        if self.word_at(s).is_some() {
-            return None;
+        if let Some(end) = self.word_at(s) {
+            return Some(end);
         }
         let v = self.text.get(s..e)?;
         // Prose has words after a name; a credential file or a command line has the value.
@@ -1066,7 +1049,7 @@ fn decoded(text: &str, start: usize, end: usize) -> Vec<Found> {
 pub fn partners(text: &str, found: &mut Vec<Found>) {
     let b = text.as_bytes();
     let mut lines: Vec<(usize, usize)> = Vec::new();
-    for f in found.clone() {
+    for f in found.iter() {
         // A provider's id or key has a partner; a value judged by its name alone does not.
         if matches!(
             f.kind,
@@ -1113,15 +1096,6 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         return None;
     }
     hay[from..].windows(needle.len()).position(|w| w == needle).map(|p| from + p)
-}
-
-/// The largest char boundary at or before `i`.
-pub fn floor_char(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// The smallest char boundary at or after `i`.

@@ -46,11 +46,7 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
     }
     // A long value is judged by its head: its look does not change past 4 KB,
     // and a megabyte of it must not be read a dozen times.
-    let mut cut = v.len().min(4096);
-    while !v.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let v = &v[..cut];
+    let v = &v[..crate::text::floor_char(v, 4096)];
     // One pass first: most values that are not secrets are words, told here.
     let shape = Shape::of(v);
     let verdict = match family {
