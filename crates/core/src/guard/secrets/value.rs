@@ -91,7 +91,6 @@ pub fn wordy(s: &str) -> bool {
 /// A generated password with no name to tell it: letters of both cases,
 /// digits and symbols, no word, entropy above 4 bits.
 pub fn generated(v: &str) -> bool {
-    let shape = Shape::of(v);
     let hash = v.get(..4).is_some_and(|h| {
         h.eq_ignore_ascii_case("sha1")
             || h.eq_ignore_ascii_case("sha2")
@@ -99,9 +98,11 @@ pub fn generated(v: &str) -> bool {
             || h.eq_ignore_ascii_case("sha5")
             || h.eq_ignore_ascii_case("md5-")
     });
-    !hash
-        && has_any(v, b"!@#$%^&*~")
-        && shape.lower > 0
+    if hash || !has_any(v, b"!@#$%^&*~") {
+        return false;
+    }
+    let shape = Shape::of(v);
+    shape.lower > 0
         && shape.upper > 0
         && shape.digits > 0
         && !has_any(v, b" /\\<>(){}:")
