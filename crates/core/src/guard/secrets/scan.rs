@@ -272,24 +272,22 @@ impl<'a> Scan<'a> {
             }
             return self.telegram(if c == b'b' { i + 3 } else { i });
         }
-        let buckets = std::rc::Rc::clone(&self.buckets);
         let second = b.get(i + 1).copied().unwrap_or(0);
-        for &k in &buckets.0[c as usize] {
+        // Every prefix has two bytes or more: the second compared before the rest.
+        let hit = self.buckets.0[c as usize].iter().find_map(|&k| {
             let p = &PROVIDERS[k as usize];
-            // Every prefix has two bytes or more: the second compared before the rest.
-            if p.prefix.as_bytes()[1] != second {
-                continue;
-            }
-            if let Some(end) = self.provider(p, i) {
-                self.push(i, end, p.kind());
-                return Some(end);
-            }
+            (p.prefix.as_bytes()[1] == second).then(|| self.provider(p, i).map(|end| (p.kind(), end))).flatten()
+        });
+        if let Some((kind, end)) = hit {
+            self.push(i, end, kind);
+            return Some(end);
         }
-        if c.is_ascii_digit() {
-            return self.telegram(i);
-        }
-        if b[i..].starts_with(b"bot") && b.get(i + 3).is_some_and(u8::is_ascii_digit) {
-            return self.telegram(i + 3);
+        // A run of 16 or more holds no Telegram token (its digits end at a `:`, which
+        // ends the run), and a word of digits or `bot` and digits is looked at no
+        // further: the shapes below are not tried on it (issue 25's note: a
+        // Mailchimp key or an Azure secret that starts with a digit is missed).
+        if c.is_ascii_digit() || (b[i..].starts_with(b"bot") && b.get(i + 3).is_some_and(u8::is_ascii_digit)) {
+            return None;
         }
         if matches!(c, b'M' | b'N' | b'O') {
             if let Some(end) = self.discord(i) {
@@ -413,7 +411,12 @@ impl<'a> Scan<'a> {
     /// (`<14 of [a-z0-9]>.atlasv1.<60–70>`) at `i`.
     fn mailchimp_or_terraform(&mut self, i: usize) -> Option<usize> {
         let b = self.b;
-        let hex = b[i..].iter().take(33).take_while(|c| c.is_ascii_hexdigit()).count();
+        // Each shape's separator first: a word without it is neither.
+        let mailchimp = b.get(i + 32) == Some(&b'-');
+        if !mailchimp && b.get(i + 14) != Some(&b'.') {
+            return None;
+        }
+        let hex = if mailchimp { b[i..].iter().take(33).take_while(|c| c.is_ascii_hexdigit()).count() } else { 0 };
         if hex == 32 && b[i + 32..].starts_with(b"-us") {
             let d = b[i + 35..].iter().take(3).take_while(|c| c.is_ascii_digit()).count();
             if (1..=2).contains(&d) {
