@@ -67,24 +67,6 @@ pub fn family(name: &[u8]) -> Option<Family> {
     if !maybe {
         return None;
     }
-    // Most names hold no keyword: every keyword starts with one of these
-    // pairs of letters (or is another script's), looked at once per byte.
-    let maybe = name.windows(2).any(|w| {
-        matches!(
-            (w[0] | 0x20, w[1] | 0x20),
-            (b'p', b'a' | b'w' | b'r')
-                | (b's', b'e' | b'i')
-                | (b't', b'o')
-                | (b'a', b'p' | b'c' | b'u')
-                | (b'c', b'r')
-                | (b'j', b'w')
-                | (b'd', b's')
-                | (b'k', b'e')
-        ) || w[0] >= 0x80
-    });
-    if !maybe {
-        return None;
-    }
     // A file's name (`qwen-token-plan.json`, `auth-storage.js` in `grep -n` output) names no secret.
     if let Some(dot) = name.iter().rposition(|&c| c == b'.') {
         let ext = &name[dot + 1..];

@@ -46,16 +46,20 @@ pub fn scan(text: &str) -> Vec<Found> {
     out
 }
 
-/// The providers whose prefix starts with each byte.
-struct Buckets([Vec<u16>; 256]);
+/// The providers whose prefix starts with each byte, and the second bytes
+/// of their prefixes as a set (every prefix is ASCII).
+struct Buckets([Vec<u16>; 256], [[u64; 2]; 128]);
 
 thread_local! {
     static BUCKETS: std::rc::Rc<Buckets> = std::rc::Rc::new({
         let mut b: [Vec<u16>; 256] = std::array::from_fn(|_| Vec::new());
+        let mut seconds = [[0u64; 2]; 128];
         for (k, p) in PROVIDERS.iter().enumerate() {
-            b[p.prefix.as_bytes()[0] as usize].push(k as u16);
+            let [first, second] = [p.prefix.as_bytes()[0], p.prefix.as_bytes()[1]];
+            b[first as usize].push(k as u16);
+            seconds[usize::from(first & 0x7F)][usize::from(second >> 6 & 1)] |= 1 << (second & 0x3F);
         }
-        Buckets(b)
+        Buckets(b, seconds)
     });
 }
 
@@ -115,9 +119,20 @@ fn word_byte(c: u8) -> bool {
 }
 
 /// What a name is made of: letters, digits, `_ - .`, and any non-ASCII byte.
-#[inline]
+const NAME: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80;
+        c += 1;
+    }
+    t
+};
+
+#[inline(always)]
 fn name_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.') || c >= 0x80
+    NAME[c as usize]
 }
 
 fn quote(c: u8) -> bool {
@@ -157,17 +172,18 @@ impl<'a> Scan<'a> {
         while i < n {
             let c = b[i];
             if c.is_ascii_alphanumeric() {
-                if i == 0 || !b[i - 1].is_ascii_alphanumeric() {
+                // Inside a run of letters and digits nothing starts: on past it at once.
+                let mut e = i + 1;
+                while e < n && b[e].is_ascii_alphanumeric() {
+                    e += 1;
+                }
+                if (i == 0 || !b[i - 1].is_ascii_alphanumeric()) && self.may_be_token(i, e) {
                     if let Some(end) = self.word(i) {
                         i = end;
                         continue;
                     }
                 }
-                // Inside a run of letters and digits nothing starts: on past it at once.
-                i += 1;
-                while i < n && b[i].is_ascii_alphanumeric() {
-                    i += 1;
-                }
+                i = e;
                 continue;
             }
             if !TRIGGER[c as usize] {
@@ -249,6 +265,41 @@ impl<'a> Scan<'a> {
 
     // ---- words ----
 
+    /// Whether the word at `i` (its letters and digits end at `alnum_end`)
+    /// may start what [`Scan::word`] finds, told in a few looks: every
+    /// format but a Telegram token's has 16 bytes of a token, and then a
+    /// provider's first two bytes or a shape's separator where it stands.
+    #[inline(always)]
+    fn may_be_token(&self, i: usize, alnum_end: usize) -> bool {
+        let b = self.b;
+        let (c, next) = (b[i], b.get(alnum_end).copied());
+        if next == Some(b':') && alnum_end - i >= 8 {
+            return true;
+        }
+        if alnum_end - i < 16 && !next.is_some_and(|c| RUN[c as usize]) {
+            return false;
+        }
+        if self.provider_start(i) {
+            return true;
+        }
+        let at = |k: usize, x: u8| b.get(i + k) == Some(&x);
+        !c.is_ascii_digit()
+            && ((matches!(c, b'M' | b'N' | b'O')
+                && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')))
+                || at(32, b'-')
+                || at(14, b'.')
+                || (at(4, b'Q') && at(5, b'~')))
+    }
+
+    /// Whether some provider's prefix starts with the two bytes at `i`.
+    #[inline(always)]
+    fn provider_start(&self, i: usize) -> bool {
+        let (c, second) = (self.b[i], self.b.get(i + 1).copied().unwrap_or(0));
+        c < 0x80
+            && second < 0x80
+            && self.buckets.1[usize::from(c)][usize::from(second >> 6)] >> (second & 0x3F) & 1 == 1
+    }
+
     /// A word starting at `i`: a provider's format or a shape without a prefix.
     /// Returns the end of the secret found.
     fn word(&mut self, i: usize) -> Option<usize> {
@@ -256,10 +307,8 @@ impl<'a> Scan<'a> {
         let c = b[i];
         // Every format is 20 characters or more, a Telegram token's digits
         // come before a `:`: a shorter word (most of them) is none.
-        let mut run = 0;
-        while run < 16 && i + run < b.len() && RUN[b[i + run] as usize] {
-            run += 1;
-        }
+        let head = &b[i..b.len().min(i + 16)];
+        let run = head.iter().position(|&c| !RUN[c as usize]).unwrap_or(head.len());
         if run < 16 {
             // Only a Telegram token's digits (8 to 10, then `:`), bare or after `bot`.
             let telegram = if c.is_ascii_digit() {
@@ -274,10 +323,14 @@ impl<'a> Scan<'a> {
         }
         let second = b.get(i + 1).copied().unwrap_or(0);
         // Every prefix has two bytes or more: the second compared before the rest.
-        let hit = self.buckets.0[c as usize].iter().find_map(|&k| {
-            let p = &PROVIDERS[k as usize];
-            (p.prefix.as_bytes()[1] == second).then(|| self.provider(p, i).map(|end| (p.kind(), end))).flatten()
-        });
+        let hit = if !self.provider_start(i) {
+            None
+        } else {
+            self.buckets.0[c as usize].iter().find_map(|&k| {
+                let p = &PROVIDERS[k as usize];
+                (p.prefix.as_bytes()[1] == second).then(|| self.provider(p, i).map(|end| (p.kind(), end))).flatten()
+            })
+        };
         if let Some((kind, end)) = hit {
             self.push(i, end, kind);
             return Some(end);
@@ -289,7 +342,7 @@ impl<'a> Scan<'a> {
         if c.is_ascii_digit() || (b[i..].starts_with(b"bot") && b.get(i + 3).is_some_and(u8::is_ascii_digit)) {
             return None;
         }
-        if matches!(c, b'M' | b'N' | b'O') {
+        if matches!(c, b'M' | b'N' | b'O') && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')) {
             if let Some(end) = self.discord(i) {
                 return Some(end);
             }

@@ -14,8 +14,14 @@ use super::names::Family;
 
 /// Whether `v` holds any of the ASCII bytes `set` (one loop for every set,
 /// where `str::contains([char; N])` would compile one per size).
+/// Whether `v` holds a byte of `set` (ASCII): the set as bits, one look a byte.
+#[inline(always)]
 fn has_any(v: &str, set: &[u8]) -> bool {
-    v.bytes().any(|c| set.contains(&c))
+    let mut bits = 0u128;
+    for &c in set {
+        bits |= 1 << (c & 0x7F);
+    }
+    v.bytes().any(|c| c < 0x80 && bits >> c & 1 == 1)
 }
 
 /// Shannon entropy in bits per byte (gitleaks' `shannonEntropy` over the
@@ -41,13 +47,17 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
         Family::Secret => 8,
         Family::Key => 16,
     };
-    if v.len() < min || v.chars().count() < min {
+    if v.len() < min || (v.len() < 4 * min && v.chars().count() < min) {
         return false;
     }
     // A long value is judged by its head: its look does not change past 4 KB,
     // and a megabyte of it must not be read a dozen times.
     let v = &v[..crate::text::floor_char(v, 4096)];
-    // One pass first: most values that are not secrets are words, told here.
+    // The cheap looks first: a path (`PASS src/app.test.ts`), a number, a URL.
+    if has_any(v, b" \t\n") || v.contains("://") || path_like(v) || number_like(v) || email_like(v) {
+        return false;
+    }
+    // One pass: most values that are not secrets are words, told here.
     let shape = Shape::of(v);
     let verdict = match family {
         Family::Password => {
@@ -78,9 +88,7 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
                 && entropy(v) > floor
         }
     };
-    verdict
-        && !(placeholder(v) || path_like(v) || number_like(v) || email_like(v) || v.contains("://"))
-        && !(code_like(v) || has_any(v, b" \t\n") || (structured(v) && !(literal && family == Family::Password)))
+    verdict && !(placeholder(v) || code_like(v) || (structured(v) && !(literal && family == Family::Password)))
 }
 
 /// Mostly pronounceable words (a name in code, a sentence), not random characters.
