@@ -891,13 +891,13 @@ impl<'a> Scan<'a> {
         let b = self.b;
         // The value first, cheaply: prose's next word (small letters, or
         // shorter than any secret) ends it here, before the name is read.
-        let mut k = sp;
-        while k < b.len() && k - sp < 40 && matches!(b[k], b' ' | b'\t') {
-            k += 1;
-        }
+        let spaces = &b[sp..b.len().min(sp + 40)];
+        let k = sp + spaces.iter().position(|&c| !matches!(c, b' ' | b'\t')).unwrap_or(spaces.len());
         let (mut token, mut plain) = (0, true);
-        while token < 24 && k + token < b.len() && !matches!(b[k + token], b' ' | b'\t' | b'\n' | b'\r') {
-            let c = b[k + token];
+        for &c in &b[k..b.len().min(k + 24)] {
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                break;
+            }
             plain &= c.is_ascii_lowercase() || matches!(c, b',' | b'.' | b';' | b':');
             token += 1;
         }

@@ -17,11 +17,20 @@ use super::names::Family;
 /// Whether `v` holds a byte of `set` (ASCII): the set as bits, one look a byte.
 #[inline(always)]
 fn has_any(v: &str, set: &[u8]) -> bool {
-    let mut bits = 0u128;
+    let mut bits = [0u64; 2];
     for &c in set {
-        bits |= 1 << (c & 0x7F);
+        bits[usize::from(c >> 6 & 1)] |= 1 << (c & 0x3F);
     }
-    v.bytes().any(|c| c < 0x80 && bits >> c & 1 == 1)
+    let b = v.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c < 0x80 && bits[usize::from(c >> 6)] >> (c & 0x3F) & 1 == 1 {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Shannon entropy in bits per byte (gitleaks' `shannonEntropy` over the
@@ -53,8 +62,19 @@ pub fn is_secret(v: &str, family: Family, literal: bool) -> bool {
     // A long value is judged by its head: its look does not change past 4 KB,
     // and a megabyte of it must not be read a dozen times.
     let v = &v[..crate::text::floor_char(v, 4096)];
-    // The cheap looks first: a path (`PASS src/app.test.ts`), a number, a URL.
-    if has_any(v, b" \t\n") || v.contains("://") || path_like(v) || number_like(v) || email_like(v) {
+    // The cheap looks first, from one pass over the bytes: a space, a URL,
+    // a path (`PASS src/app.test.ts`), a number, an address.
+    let (mut space, mut colon, mut slash, mut plus_eq) = (false, false, false, false);
+    for &c in v.as_bytes() {
+        match c {
+            b' ' | b'\t' | b'\n' => space = true,
+            b':' => colon = true,
+            b'/' => slash = true,
+            b'+' | b'=' => plus_eq = true,
+            _ => {}
+        }
+    }
+    if space || (colon && v.contains("://")) || path_like(v, slash, plus_eq) || number_like(v) || email_like(v) {
         return false;
     }
     // One pass: most values that are not secrets are words, told here.
@@ -288,20 +308,34 @@ pub fn placeholder(v: &str) -> bool {
 
 /// A file path: absolute, relative, home, a drive; or slashes between
 /// words, or a file name at the end (`logs/2026/app.log`).
-fn path_like(v: &str) -> bool {
+/// `slash`, `plus_eq`: whether `v` holds a `/`, and a `+` or `=`.
+fn path_like(v: &str, slash: bool, plus_eq: bool) -> bool {
+    if !slash && !v.starts_with('~') && v.get(1..3) != Some(":\\") {
+        return false;
+    }
     // Base64 may start with `/` (`AccountKey=/RPD8…`): a path's parts are not 24 random characters.
-    let random_part = v.split('/').any(|p| p.len() > 24 && !Shape::of(p).wordy());
+    // (Byte loops here, not `split`: this runs on every `PASS src/…` line of a test log.)
+    let b = v.as_bytes();
+    let mut random_part = false;
+    let mut from = 0;
+    for k in 0..=b.len() {
+        if k == b.len() || b[k] == b'/' {
+            random_part |= k - from > 24 && !Shape::of(&v[from..k]).wordy();
+            from = k + 1;
+        }
+    }
     if (v.starts_with(['/', '~']) || v.starts_with("./") || v.starts_with("../") || v.get(1..3) == Some(":\\"))
         && !random_part
     {
         return true;
     }
-    if !v.contains('/') || v.contains('+') || v.contains('=') {
+    if !slash || plus_eq {
         return false;
     }
-    let last = v.rsplit('/').next().unwrap_or("");
-    let extension = last.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty() && (1..=8).contains(&ext.len()) && ext.bytes().all(|c| c.is_ascii_alphanumeric())
+    let last = &b[b.iter().rposition(|&c| c == b'/').map_or(0, |p| p + 1)..];
+    let extension = last.iter().rposition(|&c| c == b'.').is_some_and(|dot| {
+        let ext = &last[dot + 1..];
+        dot > 0 && (1..=8).contains(&ext.len()) && ext.iter().all(u8::is_ascii_alphanumeric)
     });
     extension
         || v.split('/').filter(|s| !s.is_empty()).all(|s| s.bytes().all(|c| c.is_ascii_digit()) || Shape::of(s).wordy())
