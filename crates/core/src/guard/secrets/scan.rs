@@ -46,9 +46,16 @@ pub fn scan(text: &str) -> Vec<Found> {
     out
 }
 
-/// The providers whose prefix starts with each byte, and the second bytes
-/// of their prefixes as a set (every prefix is ASCII).
+/// The providers by their prefix's first two bytes (hashed into 256
+/// buckets), and those second bytes as a set for each first byte (every
+/// prefix is ASCII).
 struct Buckets([Vec<u16>; 256], [[u64; 2]; 128]);
+
+/// A prefix's bucket: its first two bytes, hashed.
+#[inline(always)]
+fn bucket(first: u8, second: u8) -> usize {
+    usize::from(first.wrapping_mul(31) ^ second)
+}
 
 thread_local! {
     static BUCKETS: std::rc::Rc<Buckets> = std::rc::Rc::new({
@@ -56,7 +63,7 @@ thread_local! {
         let mut seconds = [[0u64; 2]; 128];
         for (k, p) in PROVIDERS.iter().enumerate() {
             let [first, second] = [p.prefix.as_bytes()[0], p.prefix.as_bytes()[1]];
-            b[first as usize].push(k as u16);
+            b[bucket(first, second)].push(k as u16);
             seconds[usize::from(first & 0x7F)][usize::from(second >> 6 & 1)] |= 1 << (second & 0x3F);
         }
         Buckets(b, seconds)
@@ -87,52 +94,44 @@ struct Scan<'a> {
     body_cache: std::cell::Cell<(usize, usize, Option<super::providers::Body>)>,
 }
 
-/// The bytes other than letters and digits that may start something:
-/// `-----BEGIN`, `:`, `=`, `,`, a full-width operator, a space, `%`, a
-/// newline. Every other byte is passed over with one look.
-const TRIGGER: [bool; 256] = {
-    let mut t = [false; 256];
-    let set = b"-:=, \t%\n";
-    let mut k = 0;
-    while k < set.len() {
-        t[set[k] as usize] = true;
-        k += 1;
-    }
-    t[0xEF] = true;
-    t
-};
-
-/// What a provider's token is made of, as a table (looked up for every word).
-const RUN: [bool; 256] = {
-    let mut t = [false; 256];
+/// What each byte is, as bits of one table (looked up for every byte).
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'~');
+        let alnum = b.is_ascii_alphanumeric();
+        t[c] = (alnum as u8 * ALNUM)
+            | ((alnum || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'~')) as u8 * RUN)
+            | ((alnum || matches!(b, b'_' | b'-' | b'.') || b >= 0x80) as u8 * NAME)
+            | (matches!(b, b'-' | b':' | b'=' | b',' | b' ' | b'\t' | b'%' | b'\n' | 0xEF) as u8 * TRIGGER);
         c += 1;
     }
     t
 };
+/// A letter or a digit.
+const ALNUM: u8 = 1;
+/// What a provider's token is made of.
+const RUN: u8 = 2;
+/// What a name is made of: letters, digits, `_ - .`, and any non-ASCII byte.
+const NAME: u8 = 4;
+/// The bytes other than letters and digits that may start something:
+/// `-----BEGIN`, `:`, `=`, `,`, a full-width operator, a space, `%`, a
+/// newline. Every other byte is passed over with one look.
+const TRIGGER: u8 = 8;
+
+#[inline(always)]
+fn is(c: u8, class: u8) -> bool {
+    CLASS[c as usize] & class != 0
+}
 
 fn word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-/// What a name is made of: letters, digits, `_ - .`, and any non-ASCII byte.
-const NAME: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        t[c] = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80;
-        c += 1;
-    }
-    t
-};
-
 #[inline(always)]
 fn name_byte(c: u8) -> bool {
-    NAME[c as usize]
+    is(c, NAME)
 }
 
 fn quote(c: u8) -> bool {
@@ -171,13 +170,14 @@ impl<'a> Scan<'a> {
         self.pgpass(0);
         while i < n {
             let c = b[i];
-            if c.is_ascii_alphanumeric() {
+            let class = CLASS[c as usize];
+            if class & ALNUM != 0 {
                 // Inside a run of letters and digits nothing starts: on past it at once.
                 let mut e = i + 1;
-                while e < n && b[e].is_ascii_alphanumeric() {
+                while e < n && is(b[e], ALNUM) {
                     e += 1;
                 }
-                if (i == 0 || !b[i - 1].is_ascii_alphanumeric()) && self.may_be_token(i, e) {
+                if (i == 0 || !is(b[i - 1], ALNUM)) && self.may_be_token(i, e) {
                     if let Some(end) = self.word(i) {
                         i = end;
                         continue;
@@ -186,7 +186,7 @@ impl<'a> Scan<'a> {
                 i = e;
                 continue;
             }
-            if !TRIGGER[c as usize] {
+            if class & TRIGGER == 0 {
                 i += 1;
                 continue;
             }
@@ -276,7 +276,7 @@ impl<'a> Scan<'a> {
         if next == Some(b':') && alnum_end - i >= 8 {
             return true;
         }
-        if alnum_end - i < 16 && !next.is_some_and(|c| RUN[c as usize]) {
+        if alnum_end - i < 16 && !next.is_some_and(|c| is(c, RUN)) {
             return false;
         }
         if self.provider_start(i) {
@@ -308,7 +308,7 @@ impl<'a> Scan<'a> {
         // Every format is 20 characters or more, a Telegram token's digits
         // come before a `:`: a shorter word (most of them) is none.
         let head = &b[i..b.len().min(i + 16)];
-        let run = head.iter().position(|&c| !RUN[c as usize]).unwrap_or(head.len());
+        let run = head.iter().position(|&c| !is(c, RUN)).unwrap_or(head.len());
         if run < 16 {
             // Only a Telegram token's digits (8 to 10, then `:`), bare or after `bot`.
             let telegram = if c.is_ascii_digit() {
@@ -326,9 +326,9 @@ impl<'a> Scan<'a> {
         let hit = if !self.provider_start(i) {
             None
         } else {
-            self.buckets.0[c as usize].iter().find_map(|&k| {
+            self.buckets.0[bucket(c, second)].iter().find_map(|&k| {
                 let p = &PROVIDERS[k as usize];
-                (p.prefix.as_bytes()[1] == second).then(|| self.provider(p, i).map(|end| (p.kind(), end))).flatten()
+                self.provider(p, i).map(|end| (p.kind(), end))
             })
         };
         if let Some((kind, end)) = hit {
@@ -347,12 +347,16 @@ impl<'a> Scan<'a> {
                 return Some(end);
             }
         }
-        if c.is_ascii_hexdigit() || c.is_ascii_lowercase() {
+        let at = |k: usize, x: u8| b.get(i + k) == Some(&x);
+        if (c.is_ascii_hexdigit() || c.is_ascii_lowercase()) && (at(32, b'-') || at(14, b'.')) {
             if let Some(end) = self.mailchimp_or_terraform(i) {
                 return Some(end);
             }
         }
-        self.azure_secret(i)
+        if at(4, b'Q') && at(5, b'~') {
+            return self.azure_secret(i);
+        }
+        None
     }
 
     /// The end of provider `p`'s token at `i`, if the text has one there.
