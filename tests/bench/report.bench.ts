@@ -7,7 +7,10 @@
 // report event carries are checked against Pi's estimateTokens.
 //
 // The product requires the wasm path to be faster than the TypeScript one; the
-// last line prints the ratio TS / wasm (above 1: wasm is faster).
+// last lines print the ratios TS / wasm (above 1: wasm is faster). The check
+// gates the build's: the collector and the export around it are the same code
+// in both paths, so the whole's ratio is the build's diluted by shared work
+// (about 1.1×), and a noisy machine can tip it either way.
 //
 // The session is synthetic but sized like a long real one: a system message,
 // user prompts of 0.1–1.5 KB, assistant turns with thinking, text and tool
@@ -18,7 +21,8 @@ import assert from "node:assert/strict";
 import { estimateTokens } from "@earendil-works/pi-coding-agent";
 import { reportCore as core } from "../../extension/report/wasm.ts";
 import { collect } from "../../extension/report/collect.ts";
-import { type ReportEvent, readReport } from "../../extension/report/actions.ts";
+import { REPORT_EVENT, type ReportEvent, readReport } from "../../extension/report/actions.ts";
+import { toExport } from "../../extension/report/export.ts";
 import type { ContextReport } from "../../extension/report/types.ts";
 import { buildReport as reference } from "./reference/report.ts";
 import { alternatingMedians } from "./alternating.ts";
@@ -111,7 +115,16 @@ const viaWasm = (): ContextReport => {
   if (!result.ok) throw new Error(result.error);
   return result.value;
 };
-const viaTypeScript = (): ContextReport => reference(collect(pi, ctx));
+// The same path around the build as readReport's (the series, the export, the event), so that the
+// two differ only in the step compared: a reference without that shared work would win by it.
+const viaTypeScript = (): ContextReport => {
+  const inputs = collect(pi, ctx);
+  const report = reference(inputs);
+  report.series = { tokens: inputs.requests.tokens, marks: inputs.requests.marks };
+  const event = toExport(report, inputs.messages.tokens, ctx.sessionManager.getSessionId?.() ?? "");
+  pi.events.emit(REPORT_EVENT, event);
+  return event;
+};
 
 // The two agree on every figure the reference computes.
 const a = viaWasm();
@@ -145,8 +158,9 @@ function median(run: () => unknown, samples = 101): number {
 
 const inputs = collect(pi, ctx);
 const collectMs = median(() => collect(pi, ctx));
-const coreMs = median(() => core.buildReport(inputs));
-const referenceMs = median(() => reference(inputs));
+// The build is the step the two paths differ in (the rest is the same code on both sides), so its
+// ratio is the one gated; alternating too, for the same reason as the whole's.
+const [coreMs, referenceMs] = alternatingMedians([() => core.buildReport(inputs), () => reference(inputs)], 5, 301);
 // The two whole paths alternate, sample by sample, so that a machine's slow
 // spell falls on both alike and the ratio the check gates on stays the ratio.
 const [wasmTotal, tsTotal] = alternatingMedians([viaWasm, viaTypeScript], 5, 301);
@@ -156,4 +170,4 @@ console.log("                                       wasm path   TypeScript   TS 
 console.log(`  collect (Pi's estimateTokens, kinds) ${ms(collectMs)}    ${ms(collectMs)}   (shared code)`);
 console.log(`  build (the report from the inputs)   ${ms(coreMs)}    ${ms(referenceMs)}   ${(referenceMs / coreMs).toFixed(2)}x`);
 console.log(`  whole report (collect + build)       ${ms(wasmTotal)}    ${ms(tsTotal)}   ${(tsTotal / wasmTotal).toFixed(2)}x`);
-console.log(`  wasm path ${timeBudget("/context report", wasmTotal, 20)} (20 ms); ${faster("/context report", tsTotal / wasmTotal)}`);
+console.log(`  wasm path ${timeBudget("/context report", wasmTotal, 20)} (20 ms); its build ${faster("/context report", referenceMs / coreMs)}`);
