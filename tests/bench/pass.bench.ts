@@ -25,7 +25,7 @@ import { finishPass as referenceFinish, planPass as referencePlan } from "./refe
 import { secretsCorpus } from "../harness/secrets-corpus.ts";
 import { findSecrets, withholdSecrets as referenceSecrets } from "./reference/secrets.ts";
 import { keepChunksWhere } from "./stand-in.ts";
-import { faster, timeBudget } from "./verdict.ts";
+import { calibration, faster, goal, timeBudget } from "./verdict.ts";
 
 const SIZE = 1 << 20;
 const SAMPLES = 31;
@@ -212,4 +212,38 @@ for (const shape of [...shapes, { name: "secrets corpus", text: secretsText }]) 
   const what = `secrets step, ${shape.name}`;
   const verdict = shape.text === secretsText ? `${w <= 15 ? "within" : "over"} the pass's 15 ms (printed, not gated: ${(w / guardCore.countSecrets(text) * 1000).toFixed(0)} µs a secret)` : `${timeBudget(what, w, 15)} (15 ms per MB)`;
   console.log(`  ${shape.name.padEnd(38)}${ms(w)}    ${ms(t)}   ${(t / w).toFixed(2)}x       ${found}   ${verdict}`);
+}
+
+// The secrets step on inputs written to be slow (product.md: "linear on any input, never below
+// 5 MB/s"): each shape at 50 KB and at 1 MB. Gated on ratios: the time per byte at 1 MB at most
+// 3× that at 50 KB (a step that grows with the square of its input is 20× there), and the speed,
+// scaled by the calibration, at least 5 MB/s.
+const hostile: [string, (n: number) => string][] = [
+  ["`password=` repeated", (n) => "password=".repeat(n / 9)],
+  ["`key=` and 150-character values", (n) => Array.from({ length: n / 160 }, (_, i) => `key=${"aB3".repeat(50)}${i}`).join("\n")],
+  ["unterminated quotes", (n) => 'token = "'.repeat(n / 9)],
+  ["`eyJa.` repeated", (n) => "eyJa.".repeat(n / 5)],
+  ["a `\\` continuation on every line", (n) => Array.from({ length: n / 20 }, (_, i) => `secret=abc${i}def \\`).join("\n")],
+  ["32 hex, `-us1`, repeated", (n) => `${"0123456789abcdef".repeat(2)}-us1 `.repeat(n / 37)],
+  ["`Q~` repeated", (n) => "abc1Q~".repeat(n / 6)],
+  ["one line of `a=b`", (n) => "a=b ".repeat(n / 4)],
+];
+const perByte = (text: string) => {
+  guardCore.countSecrets(text);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    guardCore.countSecrets(text);
+    times.push(performance.now() - t);
+  }
+  return median(times) / text.length;
+};
+console.log("\nthe secrets step on inputs written to be slow (medians of 5): MB/s at 50 KB and at 1 MB");
+const scale = calibration().scale;
+for (const [name, make] of hostile) {
+  const [small, large] = [perByte(make(50_000)), perByte(make(1_000_000))];
+  const mbps = (ns: number) => 1 / ns / 1000;
+  const slowest = Math.min(mbps(small), mbps(large));
+  const verdict = goal(`secrets step, ${name}: linear and at least 5 MB/s`, large <= 3 * small && slowest * scale >= 5);
+  console.log(`  ${name.padEnd(38)}${mbps(small).toFixed(1).padStart(7)} → ${mbps(large).toFixed(1).padStart(6)} MB/s   ${verdict}`);
 }

@@ -283,12 +283,10 @@ impl<'a> Scan<'a> {
             return true;
         }
         let at = |k: usize, x: u8| b.get(i + k) == Some(&x);
-        !c.is_ascii_digit()
-            && ((matches!(c, b'M' | b'N' | b'O')
-                && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')))
-                || at(32, b'-')
-                || at(14, b'.')
-                || (at(4, b'Q') && at(5, b'~')))
+        (matches!(c, b'M' | b'N' | b'O') && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')))
+            || at(32, b'-')
+            || at(14, b'.')
+            || (at(4, b'Q') && at(5, b'~'))
     }
 
     /// Whether some provider's prefix starts with the two bytes at `i`.
@@ -335,13 +333,8 @@ impl<'a> Scan<'a> {
             self.push(i, end, kind);
             return Some(end);
         }
-        // A run of 16 or more holds no Telegram token (its digits end at a `:`, which
-        // ends the run), and a word of digits or `bot` and digits is looked at no
-        // further: the shapes below are not tried on it (issue 25's note: a
-        // Mailchimp key or an Azure secret that starts with a digit is missed).
-        if c.is_ascii_digit() || (b[i..].starts_with(b"bot") && b.get(i + 3).is_some_and(u8::is_ascii_digit)) {
-            return None;
-        }
+        // The shapes with no prefix, each only where its separator stands (a
+        // Mailchimp key, a Terraform token or an Azure secret may start with a digit).
         if matches!(c, b'M' | b'N' | b'O') && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')) {
             if let Some(end) = self.discord(i) {
                 return Some(end);
@@ -474,7 +467,8 @@ impl<'a> Scan<'a> {
             return None;
         }
         let hex = if mailchimp { b[i..].iter().take(33).take_while(|c| c.is_ascii_hexdigit()).count() } else { 0 };
-        if hex == 32 && b[i + 32..].starts_with(b"-us") {
+        // Random hex has letters: 32 digits are a number (a build id, a timestamp).
+        if hex == 32 && b[i + 32..].starts_with(b"-us") && b[i..i + 32].iter().any(u8::is_ascii_alphabetic) {
             let d = b[i + 35..].iter().take(3).take_while(|c| c.is_ascii_digit()).count();
             if (1..=2).contains(&d) {
                 self.push(i, i + 35 + d, "mailchimp-key");

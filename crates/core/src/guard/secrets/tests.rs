@@ -13,6 +13,18 @@ fn kind_static(kind: &str) -> &'static str {
 }
 
 #[test]
+fn shapes_that_start_with_a_digit() {
+    let mailchimp = "0e4f6a8b2c1d3e5f7a9b0c2d4e6f8a1b-us12";
+    one(&format!("mailchimp says {mailchimp} is live"), "mailchimp-key", mailchimp);
+    let azure = "7Xk8Q~d4fJ2kLm9QxR7tYv1Bn3Hs8Dp0Wc6Ze5U";
+    one(&format!("client secret {azure} (expires 2027)"), "azure-secret", azure);
+    let terraform = "0a1b2c3d4e5f6g.atlasv1.4fJ2kLm9QxR7tYv1Bn3Hs8Dp0Wc6Ze5Ua2Ig7Ko1Nm4PqAbCdEfGhIjKlMnOpQr";
+    one(&format!("TFE {terraform}"), "terraform-token", terraform);
+    // Numbers and dates of the same lengths are none of them.
+    assert_eq!(kinds("build 20240501123456789012345678901234-us1 at 2024-05-01T12:00:00.000Z 1234Q~"), vec![]);
+}
+
+#[test]
 fn provider_formats() {
     one("export AWS_ACCESS_KEY_ID=AKIA4HK2JQ7ZT5XW9P3L", "aws-access-key", "AKIA4HK2JQ7ZT5XW9P3L");
     one("token: ghp_4fJ2kLm9QxR7tYv1Bn3Hs8Dp0Wc6Ze5Ua2Ig", "github-token", "ghp_4fJ2kLm9QxR7tYv1Bn3Hs8Dp0Wc6Ze5Ua2Ig");
