@@ -40,9 +40,16 @@
 // requests, the room trigger off, the age gate), printed for the choice in
 // docs/GUARD.md ("When an edit pays off"), not gated.
 //
+// Issue 26's shapes follow: the audit of 5 handlers (search-run.ts), then
+// 1, 2 (one with a small grep) or 4 short questions answered from what it
+// read, with no pause, 1-minute pauses or 10-minute pauses (the cache
+// lapses); and the 6-prompt session with no pauses. They are measured and
+// printed beside the suite, and their goals are not counted until run-end
+// distilling weighs the cache (issue 26 part 1).
+//
 // Targets at default settings, per provider (issue 20 part 4): (a) a run of
 // at most 8 requests costs exactly what guard off costs; (b) no run costs
-// more than 1.05× guard off; (c) the suite together at most 0.85× guard off;
+// more than 1.01× guard off (product.md; 1.05× until 2026-12-02); (c) the suite together at most 0.85× guard off;
 // (d) every run of 30 requests or more peaks at most at 0.5× guard off;
 // (e) no needed line missing; and (d)'s second half, each run of 30 requests
 // or more (one prompt; a session's pauses and run-end passes are outside the
@@ -63,6 +70,7 @@ import { type ShiftedClock, shiftedClock } from "../harness/clock.ts";
 import {
   checkOracle,
   checkRunWorked,
+  keepingClassifier,
   LONG_RUN_PI_SETTINGS,
   LONG_RUN_PROMPT,
   lastPromptLines,
@@ -79,7 +87,7 @@ import {
 } from "../harness/long-run.ts";
 import { openAiSession, startOpenAiServer } from "../harness/openai-server.ts";
 import { agent, ai, type Loose, piVersion } from "../harness/pi.ts";
-import { checkSearchWorked, SEARCH_PROMPT, searchOracle, searchProject, searchScript } from "../harness/search-run.ts";
+import { checkSearchWorked, followUps, SEARCH_PROMPT, searchOracle, searchProject, searchScript } from "../harness/search-run.ts";
 import { type PiSession, type ProviderRequest, type Step, startSession } from "../harness/session.ts";
 import { cheapest, lowestPeak, type Recorded, replay, type Schedule } from "./hindsight.ts";
 import { goal } from "./verdict.ts";
@@ -90,11 +98,22 @@ const COMPARE = process.argv.includes("--compare");
 
 interface Shape {
   name: string;
-  /** "fix" (default): long-run.ts's run; "search": search-run.ts's audit; "session": long-run.ts's `pausedSession`. */
-  kind?: "fix" | "search" | "session";
+  /**
+   * "fix" (default): long-run.ts's run; "search": search-run.ts's audit; "session": long-run.ts's
+   * `pausedSession`; "follow-ups": the audit of `reads` handlers, then `followUps` short questions.
+   */
+  kind?: "fix" | "search" | "session" | "follow-ups";
   short?: boolean;
   bugs: number;
   extra?: number;
+  reads?: number;
+  followUps?: number;
+  /** Minutes between the prompts of a session or of the follow-ups (a session's own pauses when not given). */
+  pauseMinutes?: number;
+  /** Issue 26's shapes: measured and printed; their goals are not counted until the rule they need exists. */
+  issue26?: boolean;
+  /** A judge that keeps this share of what the work does not need (long-run.ts `keepingClassifier`). */
+  judgeKeeps?: number;
 }
 
 const ALL_SHAPES: Shape[] = [
@@ -106,6 +125,15 @@ const ALL_SHAPES: Shape[] = [
   { name: "10 bugs, 31 looks", bugs: 10, extra: 31 },
   { name: "search and read, 30 handlers", kind: "search", bugs: 0 },
   { name: `6 prompts, pauses of ${SESSION_PAUSE_MINUTES.join(", ")} min`, kind: "session", bugs: SESSION_PAUSE_MINUTES.length + 1 },
+  // Issue 26: work that reads a lot and then talks about it, and a quick session.
+  { name: "5 reads, then 1 follow-up", kind: "follow-ups", bugs: 0, reads: 5, followUps: 1, pauseMinutes: 0, issue26: true },
+  { name: "5 reads, then 2 follow-ups (one greps)", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true },
+  { name: "5 reads, then 4 follow-ups, 1-min pauses", kind: "follow-ups", bugs: 0, reads: 5, followUps: 4, pauseMinutes: 1, issue26: true },
+  { name: "5 reads, then 2 follow-ups, 10-min pauses", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 10, issue26: true },
+  { name: "6 prompts, no pauses", kind: "session", bugs: SESSION_PAUSE_MINUTES.length + 1, pauseMinutes: 0, issue26: true },
+  { name: "5 reads, then 1 follow-up, a judge keeping 65%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 1, pauseMinutes: 0, issue26: true, judgeKeeps: 0.65 },
+  { name: "5 reads, then 2 follow-ups, a judge keeping 90%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeKeeps: 0.9 },
+  { name: "search and read, 30 handlers, a judge keeping 65%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.65 },
 ];
 
 /** What a shape runs: the project's files, the server's script, the prompts (each after a pause), the oracle and the check that the work was done. */
@@ -122,14 +150,28 @@ interface Work {
 }
 
 function workOf(shape: Shape): Work {
+  if (shape.kind === "follow-ups") {
+    const p = searchProject(shape.reads);
+    const asked = followUps(p, shape.followUps ?? 1);
+    return {
+      what: shape.name,
+      files: p.files,
+      script: [...searchScript(p), ...asked.flatMap((a) => a.steps)],
+      prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }, ...asked.map((a) => ({ pauseMs: (shape.pauseMinutes ?? 0) * 60_000, text: a.text }))],
+      lines: searchOracle(p),
+      classifier: shape.judgeKeeps === undefined ? undefined : keepingClassifier(searchOracle(p), shape.judgeKeeps),
+      check: (b) => checkSearchWorked(b, p),
+    };
+  }
   if (shape.kind === "search") {
     const p = searchProject();
-    return { what: `${shape.name}`, files: p.files, script: searchScript(p), prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }], lines: searchOracle(p), check: (b) => checkSearchWorked(b, p) };
+    const classifier = shape.judgeKeeps === undefined ? undefined : keepingClassifier(searchOracle(p), shape.judgeKeeps);
+    return { what: `${shape.name}`, files: p.files, script: searchScript(p), prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }], lines: searchOracle(p), classifier, check: (b) => checkSearchWorked(b, p) };
   }
   const p = project(shape.short ? 1 : shape.bugs);
   const check = (b: Loose[]) => checkRunWorked(b, p);
   if (shape.kind === "session") {
-    const prompts = pausedSession(p);
+    const prompts = shape.pauseMinutes === undefined ? pausedSession(p) : pausedSession(p, SESSION_PAUSE_MINUTES.map(() => shape.pauseMinutes ?? 0));
     // The classifier keeps output lines any prompt needs and old exchanges that concern the current prompt's bug;
     // after the last prompt, what must be in the window is what its bug needs.
     return {
@@ -146,7 +188,7 @@ function workOf(shape: Shape): Work {
   return { what: `${shape.name}, ${p.cases} cases`, files: p.files, script, prompts: [{ pauseMs: 0, text: shape.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT }], lines: oracleLines(p), check };
 }
 
-// CG_ECONOMY_PROVIDERS=anthropic and CG_ECONOMY_SHAPES=4,5 (1-based: 7 the search run, 8 the session) run part of the suite, for trying a setting;
+// CG_ECONOMY_PROVIDERS=anthropic and CG_ECONOMY_SHAPES=4,5 (1-based: 7 the search run, 8 the session, 9-13 issue 26's) run part of the suite, for trying a setting;
 // the targets are then those of the part.
 const only = (env: string | undefined) => env?.split(",").map((x) => x.trim()).filter(Boolean);
 const SHAPES = ALL_SHAPES.filter((_, i) => only(process.env.CG_ECONOMY_SHAPES)?.includes(String(i + 1)) ?? true);
@@ -459,12 +501,18 @@ function table(provider: Provider, row: Figures[]): void {
 }
 for (const provider of PROVIDERS) for (const row of figures.get(provider) ?? []) table(provider, row);
 
+/** A provider's rows of issue 20's suite, or of issue 26's shapes. */
+const rowsOf = (provider: Provider, issue26: boolean) => (figures.get(provider) ?? []).filter((_, i) => (SHAPES[i].issue26 ?? false) === issue26);
+
 // The suite together, per provider and configuration.
-console.log("\n  the suite together (cost ÷ guard off, the sum over the runs):");
-for (const provider of PROVIDERS) {
-  const rows = figures.get(provider) ?? [];
-  const total = (i: number) => rows.reduce((n, row) => n + row[i].cost.total, 0);
-  console.log(`    ${provider}: ${CONFIGURATIONS.map((c, i) => `${c.name} ${usd(total(i))} (${ratio(total(i), total(0))})`).join("; ")}`);
+for (const [what, issue26] of [["the suite together", false], ["issue 26's shapes together", true]] as const) {
+  if (!SHAPES.some((x) => (x.issue26 ?? false) === issue26)) continue;
+  console.log(`\n  ${what} (cost ÷ guard off, the sum over the runs):`);
+  for (const provider of PROVIDERS) {
+    const rows = rowsOf(provider, issue26);
+    const total = (i: number) => rows.reduce((n, row) => n + row[i].cost.total, 0);
+    console.log(`    ${provider}: ${CONFIGURATIONS.map((c, i) => `${c.name} ${usd(total(i))} (${ratio(total(i), total(0))})`).join("; ")}`);
+  }
 }
 
 // The hindsight bound (tests/bench/hindsight.ts): each run's guard-off requests replayed through one
@@ -472,12 +520,12 @@ for (const provider of PROVIDERS) {
 // of checkpoints that the default age gate allows. A simulation: the default's own schedule is replayed
 // through the same model, and the model's guard off beside what the server counted says how far off it is.
 const AGE = 1;
-const bounds = new Map<Provider, { requests: number; off: Schedule; own: Schedule; best: Schedule; low: Schedule | undefined; measuredOff: number; each: Schedule[] }[]>();
+const bounds = new Map<Provider, { requests: number; issue26: boolean; off: Schedule; own: Schedule; best: Schedule; low: Schedule | undefined; measuredOff: number; each: Schedule[] }[]>();
 for (const provider of PROVIDERS) {
   const m = pricedModels.get(provider);
   const prices = { read: m.cost.cacheRead, write: provider === "anthropic" ? m.cost.cacheWrite : m.cost.input };
   const list = [];
-  for (const row of figures.get(provider) ?? []) {
+  for (const [shapeIndex, row] of (figures.get(provider) ?? []).entries()) {
     const [off, , dflt] = row;
     // A session is left out: the bound's model knows no TTL (the pauses are what it is about) and no run-end passes between prompts.
     if (off.requests < 30 || off.prompts > 1) continue;
@@ -499,7 +547,7 @@ for (const provider of PROVIDERS) {
     const best = cheapest(recorded, prices, AGE) ?? replayed;
     const low = lowestPeak(recorded, prices, AGE, 1.05 * replayed.cost);
     const each = row.map((f) => replay(recorded, prices, f.checkpointsAt.map((c) => c.request - 1), AGE));
-    list.push({ requests: off.requests, off: replayed, own, best, low, measuredOff: off.cost.cacheRead + off.cost.cacheWrite + off.cost.input, each });
+    list.push({ requests: off.requests, issue26: SHAPES[shapeIndex].issue26 ?? false, off: replayed, own, best, low, measuredOff: off.cost.cacheRead + off.cost.cacheWrite + off.cost.input, each });
   }
   bounds.set(provider, list);
 }
@@ -518,16 +566,30 @@ for (const [provider, list] of bounds) {
 
 console.log("verdicts (default settings):");
 const DEFAULT = CONFIGURATIONS.findIndex((c) => c.name === "default");
+// Issue 26's shapes are measured beside the suite; their goals wait for the rule they need (every
+// edit through the money rule at run end: issue 26 part 1), so they are printed and not counted.
+const ISSUE_26 = "issue 26's shapes: run-end distilling does not yet weigh the cache (issue 26 part 1)";
 for (const provider of PROVIDERS) {
-  const rows = figures.get(provider) ?? [];
-  const short = rows.filter((row) => row[0].requests <= 8);
-  const a = `${provider}: (a) runs of at most 8 requests cost exactly what guard off costs`;
-  console.log(
-    `  ${a}: ${short.map((row) => `${row[0].requests} requests ${usd(row[DEFAULT].cost.total)} vs ${usd(row[0].cost.total)}`).join("; ")}: ${goal(a, short.length > 0 && short.every((row) => Math.abs(row[DEFAULT].cost.total - row[0].cost.total) < 1e-9))}`,
-  );
-  const worst = rows.reduce((w, row) => Math.max(w, row[DEFAULT].cost.total / row[0].cost.total), 0);
-  const b = `${provider}: (b) no run costs more than 1.05× guard off`;
-  console.log(`  ${b}: the highest ${worst.toFixed(2)}×: ${goal(b, worst <= 1.05)}`);
+  const rows = rowsOf(provider, false);
+  for (const [label, list, uncounted] of [["", rows, undefined], [" (issue 26's shapes)", rowsOf(provider, true), ISSUE_26]] as const) {
+    if (list.length === 0) continue;
+    const short = list.filter((row) => row[0].requests <= 8);
+    const a = `${provider}: (a) runs of at most 8 requests cost exactly what guard off costs${label}`;
+    if (short.length > 0 || !uncounted) {
+      console.log(
+        `  ${a}: ${short.map((row) => `${row[0].requests} requests ${usd(row[DEFAULT].cost.total)} vs ${usd(row[0].cost.total)}`).join("; ")}: ${goal(a, short.length > 0 && short.every((row) => Math.abs(row[DEFAULT].cost.total - row[0].cost.total) < 1e-9), uncounted)}`,
+      );
+    }
+    // product.md: at most 1.01× (raised from 1.05× on 2026-12-02).
+    const worst = list.reduce((w, row) => Math.max(w, row[DEFAULT].cost.total / row[0].cost.total), 0);
+    const b = `${provider}: (b) no run costs more than 1.01× guard off${label}`;
+    console.log(`  ${b}: the highest ${worst.toFixed(3)}×: ${goal(b, worst <= 1.01, uncounted)}`);
+  }
+  const long26 = rowsOf(provider, true).filter((row) => row[0].requests >= 30);
+  if (long26.length > 0) {
+    const d26 = `${provider}: (d) every run of 30 requests or more peaks at most at 0.5× guard off (issue 26's shapes)`;
+    console.log(`  ${d26}: ${long26.map((row) => `${row[0].requests} requests ${ratio(row[DEFAULT].peak, row[0].peak)}`).join("; ")}: ${goal(d26, long26.every((row) => row[DEFAULT].peak <= 0.5 * row[0].peak), ISSUE_26)}`);
+  }
   const suiteDefault = rows.reduce((n, row) => n + row[DEFAULT].cost.total, 0);
   const suiteOff = rows.reduce((n, row) => n + row[0].cost.total, 0);
   const c = `${provider}: (c) the suite together costs at most 0.85× guard off`;
@@ -538,13 +600,18 @@ for (const provider of PROVIDERS) {
     `  ${d}: ${long.map((row) => `${row[0].requests} requests ${ratio(row[DEFAULT].peak, row[0].peak)}`).join("; ")}: ${goal(d, long.every((row) => row[DEFAULT].peak <= 0.5 * row[0].peak))}`,
   );
   const bound = `${provider}: (d) each such run costs at most 1.15× the hindsight bound's cheapest schedule (both replayed through the bound's model)`;
-  const list = bounds.get(provider) ?? [];
+  const list = (bounds.get(provider) ?? []).filter((b) => !b.issue26);
   // Counted since the defaults meet it (2026-12-02, docs/GUARD.md "How the defaults were chosen"): the
   // money rule charges what is written again, the Anthropic pin anchors each checkpoint's rewrite where the
   // next one reads from, and the batch is 10,000 characters from turn 8 of a run.
   console.log(
     `  ${bound}: ${list.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(bound, list.every((b) => b.own.cost <= 1.15 * b.best.cost))}`,
   );
+  const later = (bounds.get(provider) ?? []).filter((b) => b.issue26);
+  if (later.length > 0) {
+    const b26 = `${bound} (issue 26's shapes)`;
+    console.log(`  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(b26, later.every((b) => b.own.cost <= 1.15 * b.best.cost), ISSUE_26)}`);
+  }
 }
 const all = [...figures.values()].flat(2);
 const missing = all.reduce((n, f) => n + f.lastRequest.missing.length + f.afterRun.missing.length, 0);

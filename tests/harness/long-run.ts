@@ -24,7 +24,7 @@
 // each, with pauses of minutes between them (the economy suite's session
 // shape, on the shifted clock of clock.ts).
 import { delimiter, dirname } from "node:path";
-import { answering, type Behaviour, choose, type ClassifyRequest } from "./classifier.ts";
+import { answering, type Behaviour, choose, type ClassifyRequest, yes } from "./classifier.ts";
 import type { Loose } from "./pi.ts";
 import { type PiSession, type ProviderRequest, type SessionOptions, type Step, startSession } from "./session.ts";
 
@@ -469,6 +469,31 @@ export function oracleClassifier(lines: string[] = oracleLines(), bugs?: Project
     }
     return 0.9;
   });
+}
+
+/**
+ * A judge that keeps more than the work needs (issue 26): the oracle's answers, and besides the needed
+ * chunks and outputs about `share` of the others, chosen by a hash of their text (the same text, the
+ * same answer). A real judge keeps what looks relevant; this one keeps a share at random.
+ */
+export function keepingClassifier(lines: string[], share: number): Behaviour {
+  const oracle = oracleClassifier(lines);
+  const needs = (text: unknown) => typeof text === "string" && lines.some((line) => text.includes(line));
+  const kept = (text: string) => {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    return (h >>> 0) % 1000 < share * 1000;
+  };
+  return async (request, signal) => {
+    const answered = await oracle(request, signal);
+    const state = request.state as Loose;
+    const texts: Record<string, string> = { ...(state.chunks ?? {}) };
+    for (const [id, o] of Object.entries((state.outputs ?? {}) as Record<string, Loose>)) texts[id] = String(o.output ?? "");
+    for (const [id, text] of Object.entries(texts)) {
+      if (!needs(text) && kept(text) && answered.answers[id]?.type === "bool") answered.answers[id] = yes(0.9);
+    }
+    return answered;
+  };
 }
 
 /** Whether `text` names `bug`: its module and function, or its file. */

@@ -35,8 +35,11 @@ export interface SearchProject {
 export const SEARCH_COMMAND = 'grep -rl "ledger.write" src/handlers | sort';
 export const SEARCH_PROMPT = "Audit src/handlers: which handlers write to the ledger without checking ctx.user.canWrite first? Read each one.";
 
-/** The generated project: 30 handlers of 9–11 KB, every third one (from the second) without its check. */
-export function searchProject(): SearchProject {
+/**
+ * The generated project: `count` handlers (30 at most) of 9–11 KB, every third one (from the second)
+ * without its check.
+ */
+export function searchProject(count = HANDLERS.length): SearchProject {
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify({ name: "ledger-service", version: "2.3.1", type: "module" }, null, 2)}\n`,
     "README.md": "# ledger-service\n\nHTTP handlers of the ledger: one file per resource under src/handlers.\n",
@@ -44,7 +47,7 @@ export function searchProject(): SearchProject {
   };
   const paths: string[] = [];
   const unchecked: SearchProject["unchecked"] = [];
-  HANDLERS.forEach((name, i) => {
+  HANDLERS.slice(0, count).forEach((name, i) => {
     const path = `src/handlers/${name}.js`;
     // 78–90 fields: files of about the same size, not all equal.
     const count = 78 + ((i * 7) % 13);
@@ -95,6 +98,23 @@ export function searchScript(p: SearchProject): Step[] {
     ...p.paths.map((path, i): Step => ({ say: i === 0 ? `${p.paths.length} handlers. Reading each.` : "Next.", calls: [{ tool: "read", args: { path } }] })),
     [`${p.unchecked.length} of ${p.paths.length} handlers write without checking ctx.user.canWrite:`, ...p.unchecked.map((u) => `- ${u.path}, line ${u.at}`)].join("\n"),
   ];
+}
+
+/**
+ * Short questions after the audit, each answered from what it read (`tools: false`), or after one small
+ * grep: the shape of work that reads a lot and then talks about it (issue 26).
+ */
+export function followUps(p: SearchProject, n: number): { text: string; steps: Step[] }[] {
+  const asked = [
+    { text: "Which of those is the most urgent to fix?", steps: [`${p.unchecked[0]?.path ?? "none"}: it is the first one a request reaches.`] },
+    {
+      text: "How many handlers import the ledger at all?",
+      steps: [{ say: "Counting.", calls: [{ tool: "bash", args: { command: 'grep -l "import { ledger }" src/handlers/*.js | wc -l' } }] }, `${p.paths.length} of them.`],
+    },
+    { text: "Would one middleware cover them all?", steps: ["Yes: a check of ctx.user.canWrite before every handler's write would."] },
+    { text: "Summarize the fix in one line.", steps: [`Check ctx.user.canWrite in ${p.unchecked.map((u) => u.path).join(", ")}.`] },
+  ];
+  return asked.slice(0, n);
 }
 
 /**
