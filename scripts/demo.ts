@@ -19,8 +19,19 @@ import { startSession } from "../tests/harness/session.ts";
 const rule = "─".repeat(78);
 const say = (title: string, body = "") => console.log(`\n${rule}\n${title}\n${rule}${body ? `\n${body}` : ""}`);
 const kb = (n: number) => `${(n / 1000).toFixed(1)}k chars`;
+/** `line` in at most `width` characters: cut at a space, with an ellipsis, never inside a number. */
+const fit = (line: string, width = 110) => {
+  if (line.length <= width) return line;
+  const space = line.lastIndexOf(" ", width - 1);
+  return `${line.slice(0, space > width / 2 ? space : width - 1)}…`;
+};
 const RECALL = /recall\(\{"entryId":"([^"]+)"\}\)/;
 const SEARCH = "grep -rn status src/services";
+/** The status bar's text, and what its marks say (`🛡 −14k · 2`: tokens kept out, items). */
+const status = (text: string | undefined) => {
+  const m = /−([\d.]+k?) · (\d+)/.exec(text ?? "");
+  return m ? `${text} (about ${m[1]} tokens kept out of the window, in ${m[2]} items)` : String(text);
+};
 /** What went wrong with the story, in the reader's words; empty when it held. */
 const problems: string[] = [];
 
@@ -44,7 +55,7 @@ try {
   await pi.prompt("Which services retry when the upstream answers 503?");
   const raw = toolResults(pi.projection().entries.map((e: Loose) => e.sourceEntry.message).filter(Boolean));
   console.log(raw.map((m: Loose) => `  ${m.toolName} returned ${kb(textOf(m).length)}`).join("\n"));
-  console.log(`  status bar: ${pi.status("context-guard")}`);
+  console.log(`  status bar: ${status(pi.status("context-guard"))}`);
 
   pi.script("You are welcome.");
   await pi.prompt("Thanks!");
@@ -55,10 +66,18 @@ try {
   if (!found.includes("=== 503")) problems.push(`the search found nothing to distill (\`${SEARCH}\` printed: ${JSON.stringify(found.slice(0, 200))})`);
   else if (!seen.startsWith("[context-guard] Distilled") || seen.length >= found.length)
     problems.push(`the search was not distilled (the next request carried ${kb(seen.length)} of it, starting ${JSON.stringify(seen.slice(0, 120))})`);
+  // Each output as the next request carried it, and what happened to it.
+  const how = (m: Loose, i: number) => {
+    const [now, was] = [textOf(m), textOf(raw[i])];
+    if (now === was) return "whole, as the tool returned it";
+    if (now.startsWith("[context-guard] Distilled")) return `distilled from ${kb(was.length)}: the lines the judge kept, verbatim, and notes for the rest`;
+    if (now.startsWith("[context-guard] Removed")) return `in place of all ${kb(was.length)}, a one-line note: the judge found nothing the answer needs in it`;
+    return `changed from ${kb(was.length)}`;
+  };
   say(
     "2. What the next request carried instead",
-    sent.map((m: Loose) => `  ${m.toolName}: ${kb(textOf(m).length)}`).join("\n") +
-      `\n\n  The search, as the model now sees it (first lines):\n${seen.split("\n").slice(0, 8).map((l: string) => `  │ ${l.slice(0, 110)}`).join("\n")}`,
+    sent.map((m: Loose, i: number) => `  ${m.toolName}: ${kb(textOf(m).length)} (${how(m, i)})`).join("\n") +
+      `\n\n  The search, as the model now sees it (first lines):\n${seen.split("\n").slice(0, 8).map((l: string) => `  │ ${fit(l)}`).join("\n")}`,
   );
 
   pi.script(
@@ -72,7 +91,17 @@ try {
   const back = pi.branch().find((e: Loose) => e.type === "message" && e.message.toolCallId === "recall1");
   const recalled = textOf(back?.message);
   const identical = back !== undefined && recalled === found;
-  say("3. recall brings the original back", `  recall returned ${kb(recalled.length)}; identical to the original: ${identical}`);
+  // recall's result is a tool output too: what the window holds of it once the run has ended.
+  const inWindow = textOf(pi.projection().entries.map((e: Loose) => e.messages ?? []).flat().find((m: Loose) => m?.toolCallId === "recall1"));
+  const again = inWindow.startsWith("[context-guard] Distilled")
+    ? "  recall's own result is a tool output like any other: at this run's end the guard distilled it too,\n" +
+      "  so /guard below counts three items kept out (the search, the read, the recall); the original\n" +
+      "  stays in the session file, one recall away."
+    : `  recall's own result stays in the window as it came (${kb(inWindow.length)}).`;
+  say(
+    "3. recall brings the original back",
+    `  recall returned ${kb(recalled.length)}; identical to the original: ${identical}\n  status bar: ${status(pi.status("context-guard"))}\n${again}`,
+  );
   if (!identical) problems.push(back ? `recall returned ${kb(recalled.length)}, not the original ${kb(found.length)} byte for byte` : "the model's recall call got no result");
 
   say("4. /guard");
