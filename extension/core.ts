@@ -13,6 +13,12 @@ wasm.initSync({ module: readFileSync(new URL("../pkg/context_guard_bg.wasm", imp
 /** Milliseconds spent reading, compiling and instantiating the wasm at load. */
 export const coreLoadMs = performance.now() - started;
 
+/**
+ * Text blocks at least this long cross into the core beside its JSON, as UTF-8 in one buffer (shorter
+ * ones cost less inside it): the pass's and the audit's inputs both.
+ */
+export const OUT_OF_LINE_CHARS = 256;
+
 export type CoreResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Calls a core export and returns its value or the error's message. */

@@ -14,7 +14,7 @@
 //      `buildSessionProjection` (compaction and context edits applied).
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { core } from "../core.ts";
+import { core, OUT_OF_LINE_CHARS } from "../core.ts";
 import { type Figures, LaterRequests, Tally } from "./figures.ts";
 import { BillEvents, billOf } from "../guard/bill.ts";
 import type { GuardBill } from "../kept.ts";
@@ -36,7 +36,6 @@ const KNOWN_TYPES = new Set([
   "context_edit",
 ]);
 
-const OUT_OF_LINE_CHARS = 256;
 /** A first prompt as the report names a session by it: one line, clipped. */
 export const PROMPT_CHARS = 160;
 // As guard/collect.ts: the core reads an image's header only.

@@ -23,6 +23,7 @@ import { getCurrentSystemMessage } from "@earendil-works/pi-ai";
 import { calculateContextTokens, DEFAULT_COMPACTION_SETTINGS, estimateTokens, type ExtensionAPI, type ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { ProjectedEntry } from "./collect.ts";
+import { modelKey } from "./model.ts";
 import type { CompactionDecision, CompactionInput } from "./types.ts";
 import { guardCore } from "./wasm.ts";
 
@@ -192,7 +193,7 @@ export async function beforeCompaction(
     const model = ctx.model;
     const input: CompactionInput = {
       window: model?.contextWindow,
-      model: model ? `${model.provider}/${model.id}` : undefined,
+      model: modelKey(model),
       settings: (pi.getSettings?.() as { compaction?: unknown } | undefined)?.compaction ?? null,
       defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },
       tokens: estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], proposed),

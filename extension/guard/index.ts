@@ -17,7 +17,7 @@ import { classifyAndFinish, earlierRunCounts, passInput, registerCheckpoint, typ
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
 import { sessionBill } from "./bill.ts";
-import { classifierWindow, findClassifier, judgePrice, listModels, withSuggestion } from "./model.ts";
+import { classifierWindow, findClassifier, judgePrice, listModels, modelKey, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerOpening } from "./lapse.ts";
 import { registerPin } from "./pin.ts";
@@ -294,7 +294,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
           loaded = undefined;
           refreshStatus(ctx);
           const kind = found.ok ? (found.judge ? "a chat model, the judge" : "a classifier") : found.status;
-          return say(ctx, `context-guard: model ${provider}/${id} (${kind}; saved to ${path})`, "info");
+          return say(ctx, `context-guard: model ${modelKey({ provider, id })} (${kind}; saved to ${path})`, "info");
         }
         if (word === "audit" || word.startsWith("audit ")) return await commands.audit(args.trim().slice("audit".length), ctx, (text, level) => say(ctx, text, level));
         if (word === "reload") {

@@ -12,6 +12,12 @@ export type ModelLookup =
   | { ok: true; model: ChatModel; key: string; judge: true }
   | { ok: false; status: string };
 
+/** `provider/id` of a model Pi holds (the key settings and `/guard model` use), or undefined when it has neither. */
+export function modelKey(model: unknown): string | undefined {
+  const m = model as { provider?: unknown; id?: unknown } | undefined;
+  return typeof m?.provider === "string" && typeof m.id === "string" ? `${m.provider}/${m.id}` : undefined;
+}
+
 /**
  * The configured model, or the status text that says why there is none (seed 001's texts). A classifier
  * model comes first; otherwise a chat model of that name is the judge (issue 13). Either way, no request
@@ -23,7 +29,7 @@ export function findClassifier(ctx: ExtensionContext, provider: string, id: stri
   const chat = model ? undefined : registry.find(provider, id);
   if (!model && !chat) return { ok: false, status: "Jev model not found" };
   if (!registry.hasConfiguredAuth((model ?? chat) as never)) return { ok: false, status: `no ${provider} key` };
-  const key = `${provider}/${id}`;
+  const key = modelKey({ provider, id }) ?? "";
   return model ? { ok: true, model, key } : { ok: true, model: chat as ChatModel, key, judge: true };
 }
 
@@ -77,7 +83,7 @@ function price(m: Listed): string {
  */
 export async function listModels(ctx: ExtensionContext, current: string): Promise<string> {
   const registry = ctx.modelRegistry;
-  const key = (m: Listed) => `${m.provider}/${m.id}`;
+  const key = (m: Listed) => modelKey(m) ?? "";
   const mark = (m: Listed) => (key(m) === current ? "  (current)" : "");
   let classifiers: Listed[] = [];
   try {
@@ -100,7 +106,7 @@ export async function listModels(ctx: ExtensionContext, current: string): Promis
 
 /** The chat models Pi can reach with a credential, cheapest input first (no price: last). */
 function chatByPrice(ctx: ExtensionContext): Listed[] {
-  const key = (m: Listed) => `${m.provider}/${m.id}`;
+  const key = (m: Listed) => modelKey(m) ?? "";
   const input = (m: Listed) => (Number.isFinite(Number(m.cost?.input)) ? Number(m.cost?.input) : Infinity);
   return ([...ctx.modelRegistry.getAvailable()] as Listed[]).sort((a, b) => input(a) - input(b) || key(a).localeCompare(key(b)));
 }
@@ -109,7 +115,7 @@ function chatByPrice(ctx: ExtensionContext): Listed[] {
 function cheapestOfSession(ctx: ExtensionContext, chat: Listed[] = chatByPrice(ctx)): string | undefined {
   const session = (ctx.model as { provider?: unknown } | undefined)?.provider;
   const m = chat.find((c) => c.provider === session);
-  return m ? `${m.provider}/${m.id}` : undefined;
+  return modelKey(m);
 }
 
 /**

@@ -17,6 +17,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { CacheLog } from "../../pkg/context_guard.js";
 import "../core.ts"; // instantiates the wasm module before any call
+import { modelKey } from "./model.ts";
 import type { GuardSettings } from "./types.ts";
 
 /** The core's `pin::Plan`. */
@@ -31,11 +32,6 @@ type Block = Record<string, unknown>;
 
 const ANTHROPIC_API = "anthropic-messages";
 
-/** `provider/id` of a model Pi holds, or undefined when it has neither. */
-function modelKey(model: unknown): string | undefined {
-  const m = model as { provider?: unknown; id?: unknown } | undefined;
-  return typeof m?.provider === "string" && typeof m.id === "string" ? `${m.provider}/${m.id}` : undefined;
-}
 
 /** `payload` with the plan's breakpoints, as a copy: Pi's own objects stay as Pi built them. */
 export function applyPin(payload: Payload, plan: PinPlan): Payload {

@@ -7,7 +7,7 @@
 // (a `Pass` handle) until `finishPass` consumes it, and the requests' chunks
 // come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
-import "../core.ts"; // instantiates the wasm module before any call
+import { OUT_OF_LINE_CHARS } from "../core.ts"; // and instantiates the wasm module before any call
 import type { GuardBill, GuardStats } from "../kept.ts";
 import type {
   CompactionDecision,
@@ -32,8 +32,6 @@ import type {
 
 const utf8 = new TextEncoder();
 
-/** Text blocks at least this long cross beside the pass's JSON (shorter ones cost less inside it). */
-const OUT_OF_LINE_CHARS = 256;
 
 export interface Planned {
   requests: GuardClassifierContext[];
