@@ -32,7 +32,6 @@ type Block = Record<string, unknown>;
 
 const ANTHROPIC_API = "anthropic-messages";
 
-
 /** `payload` with the plan's breakpoints, as a copy: Pi's own objects stay as Pi built them. */
 export function applyPin(payload: Payload, plan: PinPlan): Payload {
   const messages = [...(payload.messages as { content?: unknown }[])];

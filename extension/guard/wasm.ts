@@ -32,7 +32,6 @@ import type {
 
 const utf8 = new TextEncoder();
 
-
 export interface Planned {
   requests: GuardClassifierContext[];
   /**

@@ -432,6 +432,9 @@ export function oracleLines(p: Project = project()): string[] {
   return [...p.assertionLines, ...p.bugs.map((b) => b.buggy)];
 }
 
+/** Whether a text holds one of `lines` (what the oracle's judges call needed). */
+const holdsAny = (lines: string[]) => (text: unknown) => typeof text === "string" && lines.some((line) => text.includes(line));
+
 /**
  * The stand-in classifier of the long run: a chunk, or a whole output, is
  * needed exactly when it holds an oracle line (chunks end at line ends, so a
@@ -448,7 +451,7 @@ export function oracleLines(p: Project = project()): string[] {
  * every exchange.
  */
 export function oracleClassifier(lines: string[] = oracleLines(), bugs?: Project["bugs"]): Behaviour {
-  const needs = (text: unknown) => typeof text === "string" && lines.some((line) => text.includes(line));
+  const needs = holdsAny(lines);
   return answering((id, question, request: ClassifyRequest) => {
     const state = request.state as Loose;
     const chunks = (state.chunks ?? {}) as Record<string, string>;
@@ -478,7 +481,7 @@ export function oracleClassifier(lines: string[] = oracleLines(), bugs?: Project
  */
 export function keepingClassifier(lines: string[], share: number): Behaviour {
   const oracle = oracleClassifier(lines);
-  const needs = (text: unknown) => typeof text === "string" && lines.some((line) => text.includes(line));
+  const needs = holdsAny(lines);
   const kept = (text: string) => {
     let h = 2166136261;
     for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);

@@ -6,10 +6,10 @@ fn scan_speed() {
     let s = context_guard_core::guard::secrets::Secrets::new(&[]);
     let t = std::time::Instant::now();
     let mut n = 0;
-    for _ in 0..std::env::var("CG_SCAN_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(5) {
+    let reps: u32 = std::env::var("CG_SCAN_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(5);
+    for _ in 0..reps {
         n += s.find(&text).len();
     }
-    let secs = t.elapsed().as_secs_f64()
-        / std::env::var("CG_SCAN_REPS").ok().and_then(|r| r.parse::<f64>().ok()).unwrap_or(5.0);
+    let secs = t.elapsed().as_secs_f64() / f64::from(reps);
     eprintln!("{} MB/s ({n})", text.len() as f64 / 1e6 / secs);
 }

@@ -283,10 +283,16 @@ impl<'a> Scan<'a> {
             return true;
         }
         let at = |k: usize, x: u8| b.get(i + k) == Some(&x);
-        (matches!(c, b'M' | b'N' | b'O') && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')))
+        (matches!(c, b'M' | b'N' | b'O') && self.discord_dot(i))
             || at(32, b'-')
             || at(14, b'.')
             || (at(4, b'Q') && at(5, b'~'))
+    }
+
+    /// Whether a `.` stands where a Discord token's first part ends (23 to 28 bytes from `i`).
+    #[inline(always)]
+    fn discord_dot(&self, i: usize) -> bool {
+        self.b.get(i + 23..self.b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.'))
     }
 
     /// Whether some provider's prefix starts with the two bytes at `i`.
@@ -333,23 +339,19 @@ impl<'a> Scan<'a> {
             self.push(i, end, kind);
             return Some(end);
         }
-        // The shapes with no prefix, each only where its separator stands (a
-        // Mailchimp key, a Terraform token or an Azure secret may start with a digit).
-        if matches!(c, b'M' | b'N' | b'O') && b.get(i + 23..b.len().min(i + 29)).is_some_and(|w| w.contains(&b'.')) {
+        // The shapes with no prefix, each of which looks first for its separator
+        // (a Mailchimp key, a Terraform token or an Azure secret may start with a digit).
+        if matches!(c, b'M' | b'N' | b'O') && self.discord_dot(i) {
             if let Some(end) = self.discord(i) {
                 return Some(end);
             }
         }
-        let at = |k: usize, x: u8| b.get(i + k) == Some(&x);
-        if (c.is_ascii_hexdigit() || c.is_ascii_lowercase()) && (at(32, b'-') || at(14, b'.')) {
+        if c.is_ascii_hexdigit() || c.is_ascii_lowercase() {
             if let Some(end) = self.mailchimp_or_terraform(i) {
                 return Some(end);
             }
         }
-        if at(4, b'Q') && at(5, b'~') {
-            return self.azure_secret(i);
-        }
-        None
+        self.azure_secret(i)
     }
 
     /// The end of provider `p`'s token at `i`, if the text has one there.

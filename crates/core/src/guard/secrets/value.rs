@@ -13,8 +13,8 @@
 use super::names::Family;
 
 /// Whether `v` holds any of the ASCII bytes `set` (one loop for every set,
-/// where `str::contains([char; N])` would compile one per size).
-/// Whether `v` holds a byte of `set` (ASCII): the set as bits, one look a byte.
+/// where `str::contains([char; N])` would compile one per size): the set as
+/// bits, one look a byte.
 #[inline(always)]
 fn has_any(v: &str, set: &[u8]) -> bool {
     let mut bits = [0u64; 2];
