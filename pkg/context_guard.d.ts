@@ -174,6 +174,13 @@ export function recall(request: string): string;
 export function recallToolInfo(): string;
 
 /**
+ * The provider requests of each run of a branch (`span::run_lengths`), from
+ * one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
+ * definition of a run, for the `median` estimator of later requests.
+ */
+export function runLengths(kinds: Uint8Array | number[]): Uint32Array;
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
@@ -244,6 +251,7 @@ export interface InitOutput {
     readonly planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
     readonly recall: (a: number, b: number) => [number, number, number, number];
     readonly recallToolInfo: () => [number, number];
+    readonly runLengths: (a: number, b: number) => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
     readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -656,6 +656,22 @@ export function recallToolInfo() {
 }
 
 /**
+ * The provider requests of each run of a branch (`span::run_lengths`), from
+ * one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
+ * definition of a run, for the `median` estimator of later requests.
+ * @param {Uint8Array | number[]} kinds
+ * @returns {Uint32Array}
+ */
+export function runLengths(kinds) {
+    const ptr0 = passArray8ToWasm0(kinds, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.runLengths(ptr0, len0);
+    var v2 = getArrayU32FromWasm0(ret[0], ret[1]).slice();
+    wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+    return v2;
+}
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
@@ -900,6 +916,11 @@ function _assertClass(instance, klass) {
     if (!(instance instanceof klass)) {
         throw new Error(`expected instance of ${klass.name}`);
     }
+}
+
+function getArrayU32FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
 }
 
 let cachedDataViewMemory0 = null;

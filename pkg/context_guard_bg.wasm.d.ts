@@ -26,6 +26,7 @@ export const planCheckpoint: (a: number, b: number, c: number, d: number, e: num
 export const planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
 export const recall: (a: number, b: number) => [number, number, number, number];
 export const recallToolInfo: () => [number, number];
+export const runLengths: (a: number, b: number) => [number, number];
 export const sanitizeLine: (a: number, b: number, c: number) => [number, number];
 export const setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
 export const setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -67,23 +67,36 @@ function contextTokens(ctx: ExtensionContext): number {
   }
 }
 
+type BranchEntry = { type?: string; message?: { role?: string; content?: unknown } };
+
+/** One letter per message for the core's `runLengths`: user, assistant, one with tool calls, tool result, custom, other. */
+function kindOf(entry: BranchEntry): number | undefined {
+  if (entry?.type === "custom_message") return 0x63; // c
+  if (entry?.type !== "message") return entry?.type === "compaction" || entry?.type === "branch_summary" ? 0x6f : undefined;
+  const role = entry.message?.role;
+  if (role === "user") return 0x75; // u
+  if (role === "toolResult") return 0x72; // r
+  if (role !== "assistant") return 0x6f; // o
+  const content = entry.message?.content;
+  const calls = Array.isArray(content) && content.some((b) => (b as { type?: string } | null)?.type === "toolCall");
+  return calls ? 0x74 : 0x61; // t, a
+}
+
 /**
- * The provider requests (assistant messages) of each run of a branch, oldest first: a run starts at a user
- * message. The branch's raw entries (Pi's `getBranch()`, or a saved session's branch as the audit reads it),
- * so runs a compaction or an omitted exchange took out of the context still count. The last run is in it.
+ * The provider requests (assistant messages) of each run of a branch, oldest first, as the core defines a
+ * run (guard/span.rs `run_lengths`: it starts at a user message that is not a steering message, the one
+ * definition the pass uses too). The branch's raw entries (Pi's `getBranch()`, or a saved session's branch
+ * as the audit reads it), so runs a compaction or an omitted exchange took out of the context still count.
+ * The last run is in it. None when the core cannot answer.
  */
-export function runLengths(branch: Iterable<{ type?: string; message?: { role?: string } }>): number[] {
-  const runs: number[] = [];
-  let current = -1;
+export function runLengths(branch: Iterable<BranchEntry>): number[] {
+  const kinds: number[] = [];
   for (const entry of branch) {
-    const role = entry?.type === "message" ? entry.message?.role : undefined;
-    if (role === "user") {
-      if (current >= 0) runs.push(current);
-      current = 0;
-    } else if (role === "assistant" && current >= 0) current++;
+    const kind = kindOf(entry);
+    if (kind !== undefined) kinds.push(kind);
   }
-  if (current >= 0) runs.push(current);
-  return runs;
+  const counted = callCore(() => guardCore.runLengths(Uint8Array.from(kinds)));
+  return counted.ok ? counted.value : [];
 }
 
 /**
@@ -107,7 +120,7 @@ export function useSavedRuns(source: SavedRuns | undefined): void {
 /** This session's earlier runs (the current one, still running, left out), as `runLengths` counts them. */
 function sessionRuns(branch: readonly unknown[]): number[] {
   // No branch to read (an empty one): no earlier run, the estimator falls back to the turns so far.
-  return runLengths(branch as { type?: string; message?: { role?: string } }[]).slice(0, -1);
+  return runLengths(branch as BranchEntry[]).slice(0, -1);
 }
 
 /** What the saved sessions gave so far; nothing when they are not handed over or fail. */

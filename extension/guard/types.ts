@@ -133,6 +133,8 @@ export interface GuardSettings {
   exchangeBreakEven: boolean;
   exchangeMinSavingChars: number;
   imageKeepTurns: number;
+  /** At run end, large and small outputs go through the money rule; what does not pay waits. */
+  runEndBreakEven: boolean;
 }
 
 /** `maxSegmentChars` as the classifier's window allows (guard/window.rs); `warning` names the key when it was clipped. */
@@ -261,7 +263,7 @@ export type RewriteBasis = "whole" | "read-point" | "question" | "first-edit";
 
 /** One break-even decision with its numbers (guard/cache.rs `BreakEven`): savedChars × requests ≥ factor × rewriteChars. */
 export interface BreakEvenDecision {
-  rule: "exchanges" | "images" | "checkpoint";
+  rule: "exchanges" | "images" | "checkpoint" | "outputs";
   /** Characters the edits keep out (a checkpoint: its pending characters). */
   savedChars: number;
   /** Requests so far (run end) or turns so far of the run (checkpoint). */
@@ -391,6 +393,8 @@ export interface GuardResult {
   jev: string;
   /** Entry ids an exchange omission covers. */
   omitted?: string[];
+  /** An output whose edit waits (`deferred`) though the judge answered: the characters its answer would have left. */
+  judgedChars?: number;
 }
 
 export interface PassOutcome {

@@ -271,4 +271,6 @@ export const guardCore = {
     JSON.parse(wasm.withholdSecrets(text, JSON.stringify(patterns))),
   /** How many secrets a text holds (the step as a pass runs it, without the text written back): for the bench. */
   countSecrets: (text: string): number => wasm.countSecrets(text),
+  /** The requests of each run (guard/span.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
+  runLengths: (kinds: Uint8Array): number[] => Array.from(wasm.runLengths(kinds)),
 };

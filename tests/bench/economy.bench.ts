@@ -70,6 +70,7 @@ import { type ShiftedClock, shiftedClock } from "../harness/clock.ts";
 import {
   checkOracle,
   checkRunWorked,
+  failingClassifier,
   keepingClassifier,
   LONG_RUN_PI_SETTINGS,
   LONG_RUN_PROMPT,
@@ -114,6 +115,8 @@ interface Shape {
   issue26?: boolean;
   /** A judge that keeps this share of what the work does not need (long-run.ts `keepingClassifier`). */
   judgeKeeps?: number;
+  /** A judge of which one request in this many fails (long-run.ts `failingClassifier`). */
+  judgeFails?: number;
 }
 
 const ALL_SHAPES: Shape[] = [
@@ -134,6 +137,11 @@ const ALL_SHAPES: Shape[] = [
   { name: "5 reads, then 1 follow-up, a judge keeping 65%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 1, pauseMinutes: 0, issue26: true, judgeKeeps: 0.65 },
   { name: "5 reads, then 2 follow-ups, a judge keeping 90%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeKeeps: 0.9 },
   { name: "search and read, 30 handlers, a judge keeping 65%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.65 },
+  { name: "5 reads, then 2 follow-ups, a judge keeping 30%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeKeeps: 0.3 },
+  { name: "search and read, 30 handlers, a judge keeping 30%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.3 },
+  { name: "search and read, 30 handlers, a judge keeping 90%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.9 },
+  { name: "5 reads, then 2 follow-ups, 1 in 10 judge requests failing", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeFails: 10 },
+  { name: "search and read, 30 handlers, 1 in 10 judge requests failing", kind: "search", bugs: 0, issue26: true, judgeFails: 10 },
 ];
 
 /** What a shape runs: the project's files, the server's script, the prompts (each after a pause), the oracle and the check that the work was done. */
@@ -149,6 +157,12 @@ interface Work {
   check: (branch: Loose[]) => void;
 }
 
+/** The shape's judge: the oracle's (undefined: the default), one that keeps more, or one that fails now and then. */
+function judgeOf(shape: Shape, lines: string[]): Behaviour | undefined {
+  const judge = shape.judgeKeeps === undefined ? undefined : keepingClassifier(lines, shape.judgeKeeps);
+  return shape.judgeFails === undefined ? judge : failingClassifier(judge ?? oracleClassifier(lines), shape.judgeFails);
+}
+
 function workOf(shape: Shape): Work {
   if (shape.kind === "follow-ups") {
     const p = searchProject(shape.reads);
@@ -159,13 +173,13 @@ function workOf(shape: Shape): Work {
       script: [...searchScript(p), ...asked.flatMap((a) => a.steps)],
       prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }, ...asked.map((a) => ({ pauseMs: (shape.pauseMinutes ?? 0) * 60_000, text: a.text }))],
       lines: searchOracle(p),
-      classifier: shape.judgeKeeps === undefined ? undefined : keepingClassifier(searchOracle(p), shape.judgeKeeps),
+      classifier: judgeOf(shape, searchOracle(p)),
       check: (b) => checkSearchWorked(b, p),
     };
   }
   if (shape.kind === "search") {
     const p = searchProject();
-    const classifier = shape.judgeKeeps === undefined ? undefined : keepingClassifier(searchOracle(p), shape.judgeKeeps);
+    const classifier = judgeOf(shape, searchOracle(p));
     return { what: `${shape.name}`, files: p.files, script: searchScript(p), prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }], lines: searchOracle(p), classifier, check: (b) => checkSearchWorked(b, p) };
   }
   const p = project(shape.short ? 1 : shape.bugs);
@@ -188,7 +202,7 @@ function workOf(shape: Shape): Work {
   return { what: `${shape.name}, ${p.cases} cases`, files: p.files, script, prompts: [{ pauseMs: 0, text: shape.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT }], lines: oracleLines(p), check };
 }
 
-// CG_ECONOMY_PROVIDERS=anthropic and CG_ECONOMY_SHAPES=4,5 (1-based: 7 the search run, 8 the session, 9-13 issue 26's) run part of the suite, for trying a setting;
+// CG_ECONOMY_PROVIDERS=anthropic and CG_ECONOMY_SHAPES=4,5 (1-based: 7 the search run, 8 the session, 9-21 issue 26's) run part of the suite, for trying a setting;
 // the targets are then those of the part.
 const only = (env: string | undefined) => env?.split(",").map((x) => x.trim()).filter(Boolean);
 const SHAPES = ALL_SHAPES.filter((_, i) => only(process.env.CG_ECONOMY_SHAPES)?.includes(String(i + 1)) ?? true);
@@ -270,6 +284,8 @@ interface Figures {
   lastRequest: OracleCheck;
   afterRun: OracleCheck;
   /** What `/guard` said after the run. */
+  /** The judge's cost, from the guard's records. */
+  judgeUsd: number;
   guardText: string;
   seconds: number;
 }
@@ -387,6 +403,15 @@ async function measure(provider: Provider, shape: Shape, name: string, settings:
     const cost: Cost = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, total: 0 };
     for (const c of costs) for (const key of Object.keys(cost) as (keyof Cost)[]) cost[key] += c[key];
     const records = branch.filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
+    if (process.env.CG_ECONOMY_TRACE) {
+      // Each request's cost and each record's results and decisions, for reading one run by hand.
+      console.log(`  trace ${what}: requests ${costs.map((c, i) => `${i + 1}:$${c.total.toFixed(4)} (w${usage[i].written} r${usage[i].read} u${usage[i].uncached})`).join(" ")}`);
+      for (const r of records) {
+        const results = (r.results ?? []).map((x: Loose) => `${x.kind} ${x.entryId.slice(0, 6)} ${x.outcome}/${x.reason} ${x.beforeChars}→${x.afterChars}${x.judgedChars ? ` (j${x.judgedChars})` : ""}`);
+        const decisions = (r.breakEven ?? []).map((d: Loose) => `${d.rule} saved ${d.savedChars} rw ${d.rewriteChars} later ${d.later} gain ${d.gainMicros} cost ${d.costMicros} ${d.paidOff ? "paid" : "waits"}${d.lapsedMs ? " lapsed" : ""}`);
+        console.log(`    ${r.phase}: ${results.join("; ")} | ${decisions.join("; ")}`);
+      }
+    }
     // What the judge made of each output: the smallest size any pass left it at.
     const outputIds = branch.filter((e: Loose) => e.type === "message" && e.message.role === "toolResult").map((e: Loose) => e.id);
     const share = new Map<string, number>();
@@ -429,6 +454,7 @@ async function measure(provider: Provider, shape: Shape, name: string, settings:
       lastRequest: checkOracle(requests.at(-1)?.messages ?? [], requests, lines),
       afterRun: checkOracle(window, requests, lines),
       guardText: "",
+      judgeUsd: records.reduce((n: number, d: Loose) => n + (Number.isFinite(d.costUsd) ? d.costUsd : 0), 0),
       seconds: 0,
     };
     await pi.prompt("/guard");
@@ -565,30 +591,36 @@ for (const [provider, list] of bounds) {
 }
 
 console.log("verdicts (default settings):");
+/** Why (f) is printed and not counted, while it is not met. */
+const BILL_UNCOUNTED = "issue 26 part 4: the bill's estimate is being made to match (docs/GUARD.md \"What it saved so far\")";
 const DEFAULT = CONFIGURATIONS.findIndex((c) => c.name === "default");
-// Issue 26's shapes are measured beside the suite; their goals wait for the rule they need (every
-// edit through the money rule at run end: issue 26 part 1), so they are printed and not counted.
-const ISSUE_26 = "issue 26's shapes: run-end distilling does not yet weigh the cache (issue 26 part 1)";
+// Issue 26's shapes are measured beside the suite and counted since every run-end edit goes through the
+// money rule (issue 26 part 1). Their (a) is "never more than guard off": a short run that reads and then
+// asks may save (the edit of its last outputs pays at once), where the suite's short runs have nothing to
+// edit; their (d) peak is the usual judge's (a judge that keeps 65% of what it reads cannot halve the peak).
+const issue26Shapes = SHAPES.filter((x) => x.issue26 ?? false);
 for (const provider of PROVIDERS) {
   const rows = rowsOf(provider, false);
-  for (const [label, list, uncounted] of [["", rows, undefined], [" (issue 26's shapes)", rowsOf(provider, true), ISSUE_26]] as const) {
+  for (const [label, list] of [["", rows], [" (issue 26's shapes)", rowsOf(provider, true)]] as const) {
     if (list.length === 0) continue;
     const short = list.filter((row) => row[0].requests <= 8);
-    const a = `${provider}: (a) runs of at most 8 requests cost exactly what guard off costs${label}`;
-    if (short.length > 0 || !uncounted) {
+    const exact = label === "";
+    const a = `${provider}: (a) runs of at most 8 requests cost ${exact ? "exactly what" : "at most what"} guard off costs${label}`;
+    if (short.length > 0 || exact) {
+      const met = (row: Figures[]) => (exact ? Math.abs(row[DEFAULT].cost.total - row[0].cost.total) < 1e-9 : row[DEFAULT].cost.total <= row[0].cost.total + 1e-9);
       console.log(
-        `  ${a}: ${short.map((row) => `${row[0].requests} requests ${usd(row[DEFAULT].cost.total)} vs ${usd(row[0].cost.total)}`).join("; ")}: ${goal(a, short.length > 0 && short.every((row) => Math.abs(row[DEFAULT].cost.total - row[0].cost.total) < 1e-9), uncounted)}`,
+        `  ${a}: ${short.map((row) => `${row[0].requests} requests ${usd(row[DEFAULT].cost.total)} vs ${usd(row[0].cost.total)}`).join("; ")}: ${goal(a, short.length > 0 && short.every(met))}`,
       );
     }
     // product.md: at most 1.01× (raised from 1.05× on 2026-12-02).
     const worst = list.reduce((w, row) => Math.max(w, row[DEFAULT].cost.total / row[0].cost.total), 0);
     const b = `${provider}: (b) no run costs more than 1.01× guard off${label}`;
-    console.log(`  ${b}: the highest ${worst.toFixed(3)}×: ${goal(b, worst <= 1.01, uncounted)}`);
+    console.log(`  ${b}: the highest ${worst.toFixed(3)}×: ${goal(b, worst <= 1.01)}`);
   }
-  const long26 = rowsOf(provider, true).filter((row) => row[0].requests >= 30);
+  const long26 = rowsOf(provider, true).filter((row, i) => row[0].requests >= 30 && issue26Shapes[i].judgeKeeps === undefined);
   if (long26.length > 0) {
-    const d26 = `${provider}: (d) every run of 30 requests or more peaks at most at 0.5× guard off (issue 26's shapes)`;
-    console.log(`  ${d26}: ${long26.map((row) => `${row[0].requests} requests ${ratio(row[DEFAULT].peak, row[0].peak)}`).join("; ")}: ${goal(d26, long26.every((row) => row[DEFAULT].peak <= 0.5 * row[0].peak), ISSUE_26)}`);
+    const d26 = `${provider}: (d) every run of 30 requests or more peaks at most at 0.5× guard off (issue 26's shapes, judges keeping no more than the work needs)`;
+    console.log(`  ${d26}: ${long26.map((row) => `${row[0].requests} requests ${ratio(row[DEFAULT].peak, row[0].peak)}`).join("; ")}: ${goal(d26, long26.every((row) => row[DEFAULT].peak <= 0.5 * row[0].peak))}`);
   }
   const suiteDefault = rows.reduce((n, row) => n + row[DEFAULT].cost.total, 0);
   const suiteOff = rows.reduce((n, row) => n + row[0].cost.total, 0);
@@ -610,9 +642,29 @@ for (const provider of PROVIDERS) {
   const later = (bounds.get(provider) ?? []).filter((b) => b.issue26);
   if (later.length > 0) {
     const b26 = `${bound} (issue 26's shapes)`;
-    console.log(`  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(b26, later.every((b) => b.own.cost <= 1.15 * b.best.cost), ISSUE_26)}`);
+    console.log(`  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(b26, later.every((b) => b.own.cost <= 1.15 * b.best.cost))}`);
   }
 }
+// Issue 26 part 4: what `/guard` says the guard saved (or lost) against the true difference, guard off's
+// cost less the default's and its judge's, both the servers' counts.
+const BILL = /net effect on the main model's bill so far: (saved|lost) ~\$(\d+\.\d+)/;
+for (const provider of PROVIDERS) {
+  const list = figures.get(provider) ?? [];
+  const worst = { error: 0, what: "" };
+  console.log(`  ${provider}: /guard's bill line against the true difference (guard off − default − judge), as a share of guard off's cost:`);
+  for (const row of list) {
+    const [off, on] = [row[0], row[DEFAULT]];
+    const said = BILL.exec(on.guardText);
+    const claimed = said ? (said[1] === "lost" ? -1 : 1) * Number(said[2]) : 0;
+    const truth = off.cost.total - on.cost.total - on.judgeUsd;
+    const error = Math.abs(claimed - truth) / off.cost.total;
+    if (error > worst.error) Object.assign(worst, { error, what: on.what });
+    console.log(`    ${on.what}: says ${said ? `${said[1]} $${said[2]}` : "nothing"}, true ${truth < 0 ? "lost" : "saved"} $${Math.abs(truth).toFixed(4)}: off by ${(error * 100).toFixed(1)}%`);
+  }
+  const f = `${provider}: (f) /guard's bill line within 2% of guard off's cost of the true difference`;
+  console.log(`  ${f}: the worst ${(worst.error * 100).toFixed(1)}% (${worst.what}): ${goal(f, worst.error <= 0.02, BILL_UNCOUNTED)}`);
+}
+
 const all = [...figures.values()].flat(2);
 const missing = all.reduce((n, f) => n + f.lastRequest.missing.length + f.afterRun.missing.length, 0);
 const needed = "(e) needed lines of the oracle missing from the window and not recalled, every run, provider and configuration";

@@ -298,7 +298,8 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
   };
   // A judge cheap enough to be worth asking after a three-request run of claude-sonnet-4-5 (the last test).
   const judge = "claude-haiku-5-5";
-  const guardSettings = { ...judgeSettings, model: `anthropic/${judge}`, midRun: false };
+  // A run end that distils whatever the rewrite costs, so that the next main request carries the edit.
+  const guardSettings = { ...judgeSettings, model: `anthropic/${judge}`, midRun: false, runEndBreakEven: false };
   const { pi, loopback } = await judgeSession(server, { guardSettings, extensions: [recorder] });
   try {
     await loopback.select(pi);
@@ -409,7 +410,10 @@ test(`Pi ${piVersion}: a judge that costs more than its edits can save is not as
     ["claude-haiku-5-5", true],
   ] as const) {
     const server = await judgeServer(replyLikeTheStandIn, script());
-    const { pi, loopback, registry } = await judgeSession(server, { guardSettings: { ...judgeSettings, model: `anthropic/${judge}`, midRun: false } });
+    // The judge's own weighing alone: with `runEndBreakEven` on, the money rule also counts the judge's
+    // cost and makes the outputs wait (tests/e2e/guard-wait.test.ts).
+    const guardSettings = { ...judgeSettings, model: `anthropic/${judge}`, midRun: false, runEndBreakEven: false };
+    const { pi, loopback, registry } = await judgeSession(server, { guardSettings });
     try {
       await loopback.select(pi);
       const cost = (id: string) => registry().find("anthropic", id).cost as { input: number; cacheRead: number };

@@ -474,6 +474,16 @@ export function oracleClassifier(lines: string[] = oracleLines(), bugs?: Project
   });
 }
 
+/** A judge whose every `every`-th request fails as a provider error does (issue 26: "10% of requests failing"); `judge` answers the rest. */
+export function failingClassifier(judge: Behaviour, every: number): Behaviour {
+  let n = 0;
+  return async (request, signal) => {
+    n++;
+    if (n % every === 0) return { answers: {}, stopReason: "error", errorMessage: `stand-in: request ${n} fails (1 in ${every})` };
+    return judge(request, signal);
+  };
+}
+
 /**
  * A judge that keeps more than the work needs (issue 26): the oracle's answers, and besides the needed
  * chunks and outputs about `share` of the others, chosen by a hash of their text (the same text, the

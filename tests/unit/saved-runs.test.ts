@@ -16,10 +16,21 @@ const user = { type: "message", message: { role: "user", content: "go" } };
 const reply = { type: "message", message: { role: "assistant", content: [] } };
 const result = { type: "message", message: { role: "toolResult", content: [] } };
 
-test("runLengths: each user message starts a run of the replies after it, the last run included", () => {
+const call = { type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: {} }] } };
+const notice = { type: "custom_message", customType: "subagent", content: "done" };
+
+test("runLengths: each prompt starts a run of the replies after it, the last run included", () => {
   assert.deepEqual(runLengths([user, reply, result, reply, user, reply, { type: "compaction" }, user]), [2, 1, 0]);
   assert.deepEqual(runLengths([reply, { type: "custom" }]), [], "replies before any user message are no run");
   assert.deepEqual(runLengths([]), []);
+});
+
+test("runLengths: a steering message continues its run, as the pass's run does (guard/span.rs run_lengths)", () => {
+  // Sent while the agent worked: after a tool result, or after a call with a custom notice between.
+  assert.deepEqual(runLengths([user, call, result, user, call, result, reply, user, reply]), [3, 1]);
+  assert.deepEqual(runLengths([user, call, result, call, notice, user, reply]), [3]);
+  // After a reply without calls the agent had stopped: a new run.
+  assert.deepEqual(runLengths([user, reply, notice, user, reply]), [1, 1]);
 });
 
 /** A session file of Pi's format v3 whose runs have these many replies. */

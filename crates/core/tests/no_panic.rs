@@ -675,7 +675,7 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
             mid_run_min_age_turns: 1 + rng.below(5),
             mid_run_min_turns: 1 + rng.below(10),
             mid_run_batch_chars: 1 + rng.below(20_000),
-            mid_run_break_even: rng.chance(50),
+            mid_run_break_even: rng.chance(35),
             max_segment_chars: 1000 + rng.below(20_000),
             min_result_chars: 1 + rng.below(4000),
             small_result_min_chars: rng.below(500),

@@ -374,6 +374,8 @@ pub enum Rule {
     Images,
     /// A mid-run checkpoint's batch (§7).
     Checkpoint,
+    /// Run end: the large and small outputs whose edits go (`pass::gate`).
+    Outputs,
 }
 
 impl Rule {
@@ -382,6 +384,7 @@ impl Rule {
             Rule::Exchanges => "exchanges",
             Rule::Images => "images",
             Rule::Checkpoint => "checkpoint",
+            Rule::Outputs => "outputs",
         }
     }
 
@@ -390,6 +393,7 @@ impl Rule {
             "exchanges" => Some(Rule::Exchanges),
             "images" => Some(Rule::Images),
             "checkpoint" => Some(Rule::Checkpoint),
+            "outputs" => Some(Rule::Outputs),
             _ => None,
         }
     }

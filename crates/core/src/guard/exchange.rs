@@ -383,6 +383,23 @@ mod tests {
     }
 
     #[test]
+    fn the_runs_counted_for_the_estimator_start_at_these_prompts() {
+        use crate::guard::span::{flatten, run_lengths, Kind};
+        let entries = vec![
+            entry("u1", user("q")),
+            entry("a1", call("c1", "bash", json!({}))),
+            entry("r1", result("c1", "bash", "x")),
+            entry("s1", user("steer")),
+            entry("a2", say("done")),
+            entry("u2", user("next")),
+            entry("a3", say("ok")),
+        ];
+        let kinds: Vec<Kind> = flatten(&entries).iter().map(|(_, m)| Kind::of(m)).collect();
+        assert_eq!(run_lengths(&kinds), vec![2, 1]);
+        assert_eq!(prompts(&entries), vec![0, 5], "the steering message is not a prompt");
+    }
+
+    #[test]
     fn eligibility_follows_the_rules() {
         let s = Settings::default();
         // 0: eligible; 1: too small; 2, 3: the two most recent.

@@ -271,6 +271,10 @@ pub struct PlannedSmall {
     pub request: usize,
     /// Context characters from this entry to the end (the cache rewrite its edit causes).
     pub rewrite_chars: usize,
+    /// Its entry's index in the pass's context.
+    pub entry_index: usize,
+    /// Requests expected to carry it after a run end (`pass::gate::later_by_index`).
+    pub later: usize,
 }
 
 impl PlannedSmall {
@@ -284,6 +288,8 @@ impl PlannedSmall {
             key: f.string("key"),
             request: f.count("request"),
             rewrite_chars: f.count("rewriteChars"),
+            entry_index: f.count("entryIndex"),
+            later: f.count("later"),
         }
     }
 }
@@ -393,6 +399,7 @@ mod tests {
             key: "output_1".into(),
             request: 0,
             rewrite_chars: 0,
+            ..PlannedSmall::default()
         };
         let answered = |x: f64| RequestOutcome::Answered {
             answers: json!({"output_1": {"type": "bool", "probability": x}}).into(),

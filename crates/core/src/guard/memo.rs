@@ -59,9 +59,29 @@ pub fn exchanges_judged_since(records: &[PlacedRecord], since: usize) -> Vec<&st
         .iter()
         .filter(|p| p.at > since)
         .flat_map(|p| p.record.results.iter())
-        .filter(|r| r.kind == ResultKind::Exchange && answered(&r.reason) && r.reason != "deferred")
+        .filter(|r| r.kind == ResultKind::Exchange && answered(&r.reason) && r.reason != DEFERRED)
         .map(|r| r.entry_id.as_str())
         .collect()
+}
+
+/// The reason of an edit that waits for its break-even: judged again at a later run end.
+pub const DEFERRED: &str = "deferred";
+
+/// Entry ids of the outputs (large and small) whose latest result says their
+/// edit waits (`deferred`, issue 26): a later run end weighs them again.
+pub fn deferred_outputs(records: &[PlacedRecord]) -> Vec<&str> {
+    let mut latest: Vec<(&str, bool)> = Vec::new();
+    for r in records.iter().flat_map(|p| p.record.results.iter()) {
+        if !matches!(r.kind, ResultKind::Large | ResultKind::Small) {
+            continue;
+        }
+        let waits = r.reason == DEFERRED;
+        match latest.iter_mut().find(|(id, _)| *id == r.entry_id) {
+            Some(slot) => slot.1 = waits,
+            None => latest.push((&r.entry_id, waits)),
+        }
+    }
+    latest.into_iter().filter(|(_, waits)| *waits).map(|(id, _)| id).collect()
 }
 
 /// `id` is in a list made by this module. A linear search: the lists hold
@@ -77,12 +97,22 @@ pub fn contains(list: &[&str], id: &str) -> bool {
 /// of its own, so a first small item does not decide it alone and a session
 /// with no pass yet gets the prior.
 pub fn removed_share<'a>(records: impl IntoIterator<Item = &'a Record>) -> usize {
+    share_with_prior(records, PRIOR_SHARE_PERMILLE)
+}
+
+/// [`removed_share`] with another prior: a run end asks its judge on the
+/// best case (`pass::gate`, 1000) until the session's answers say otherwise.
+/// An output whose edit waited counts what its judge would have removed.
+pub fn share_with_prior<'a>(records: impl IntoIterator<Item = &'a Record>, prior_permille: usize) -> usize {
     let weight = PRIOR_WEIGHT_CHARS as u128;
-    let (mut before, mut removed) = (weight, weight * PRIOR_SHARE_PERMILLE as u128 / 1000);
+    let (mut before, mut removed) = (weight, weight * prior_permille.min(1000) as u128 / 1000);
     for r in records.into_iter().flat_map(|r| &r.results) {
-        if r.kind != ResultKind::Image {
+        // Only what a judge answered teaches: not an image, not an item that waited unasked or went unanswered.
+        let unasked = r.reason == DEFERRED && r.judged_chars == 0;
+        if r.kind != ResultKind::Image && !unasked && answered(&r.reason) {
+            let after = if r.judged_chars > 0 { r.judged_chars } else { r.after_chars };
             before = before.saturating_add(r.before_chars as u128);
-            removed = removed.saturating_add(r.before_chars.saturating_sub(r.after_chars) as u128);
+            removed = removed.saturating_add(r.before_chars.saturating_sub(after) as u128);
         }
     }
     usize::try_from(removed.saturating_mul(1000) / before).unwrap_or(1000).min(1000)

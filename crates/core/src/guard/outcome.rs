@@ -121,9 +121,10 @@ pub struct Record {
 }
 
 /// What kind of item a result is (§6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultKind {
+    #[default]
     Large,
     Small,
     Exchange,
@@ -164,6 +165,15 @@ pub struct ResultRecord {
     /// Entry ids an exchange omission covers (§4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<String>,
+    /// An output whose edit waits (`deferred`) though the judge answered:
+    /// the characters its answer would have left, so the session learns what
+    /// its judge removes (`memo::removed_share`). 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judged_chars: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Record {
@@ -215,6 +225,7 @@ impl ResultRecord {
                 None => Vec::new(),
                 Some(ids) => ids.as_array()?.iter().map(|id| id.as_str().map(str::to_string)).collect::<Option<_>>()?,
             },
+            judged_chars: count("judgedChars").unwrap_or(0),
         })
     }
 }

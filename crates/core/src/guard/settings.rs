@@ -97,6 +97,10 @@ pub struct Settings {
     pub keep_recent_exchanges: usize,
     pub exchange_omit_threshold: f64,
     pub exchange_break_even: bool,
+    /// Issue 26 (§3a): at run end, large and small outputs go through the
+    /// money rule (`pass::gate`); what does not pay now waits. Off: they go
+    /// whatever the rewrite costs, as in seed 001. Without prices they go.
+    pub run_end_break_even: bool,
     pub exchange_min_saving_chars: usize,
     pub image_keep_turns: usize,
     /// The user's own secret patterns, besides the built-in rules (`secrets`).
@@ -146,6 +150,7 @@ impl Default for Settings {
             keep_recent_exchanges: 2,
             exchange_omit_threshold: 0.2,
             exchange_break_even: true,
+            run_end_break_even: true,
             exchange_min_saving_chars: 8000,
             image_keep_turns: 3,
             secret_patterns: Vec::new(),
@@ -299,6 +304,7 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         "keepRecentExchanges" => s.keep_recent_exchanges = int(key, v, 0, 1000, d.keep_recent_exchanges, w),
         "exchangeOmitThreshold" => s.exchange_omit_threshold = prob(key, v, d.exchange_omit_threshold, w),
         "exchangeBreakEven" => s.exchange_break_even = boolean(key, v, d.exchange_break_even, w),
+        "runEndBreakEven" => s.run_end_break_even = boolean(key, v, d.run_end_break_even, w),
         "exchangeMinSavingChars" => {
             s.exchange_min_saving_chars = int(key, v, 0, MAX_CHARS, d.exchange_min_saving_chars, w)
         }

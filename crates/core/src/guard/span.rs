@@ -152,12 +152,74 @@ pub(crate) fn flatten(entries: &[ContextEntry]) -> Vec<(usize, &Message)> {
 /// aside, is a tool result or an assistant message with tool calls (§2). It
 /// was sent while the agent worked, so it continues the run.
 pub(crate) fn is_steering(flat: &[(usize, &Message)], at: usize) -> bool {
-    let before = flat.get(..at).unwrap_or(&[]);
-    match before.iter().rev().map(|(_, m)| *m).find(|m| !matches!(m, Message::Custom { .. })) {
-        Some(Message::ToolResult { .. }) => true,
-        Some(m) => m.has_tool_calls(),
-        None => false,
+    steers(flat.get(..at).unwrap_or(&[]).iter().rev().map(|(_, m)| Kind::of(m)))
+}
+
+/// A message as a run's bounds read it. Over the boundary (`run_lengths`)
+/// one letter each: `u` user, `a` assistant, `t` assistant with tool calls,
+/// `r` tool result, `c` custom message, anything else another message
+/// (a summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    User,
+    Reply,
+    Calls,
+    ToolResult,
+    Custom,
+    Other,
+}
+
+impl Kind {
+    pub fn of(m: &Message) -> Kind {
+        match m {
+            Message::User { .. } => Kind::User,
+            Message::Assistant { .. } if m.has_tool_calls() => Kind::Calls,
+            Message::Assistant { .. } => Kind::Reply,
+            Message::ToolResult { .. } => Kind::ToolResult,
+            Message::Custom { .. } => Kind::Custom,
+            _ => Kind::Other,
+        }
     }
+
+    pub fn from_byte(b: u8) -> Kind {
+        match b {
+            b'u' => Kind::User,
+            b'a' => Kind::Reply,
+            b't' => Kind::Calls,
+            b'r' => Kind::ToolResult,
+            b'c' => Kind::Custom,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// Whether a user message is a steering message, from the messages before
+/// it, nearest first: the first that is not a custom message is a tool result
+/// or an assistant message with tool calls.
+fn steers(mut before: impl Iterator<Item = Kind>) -> bool {
+    matches!(before.find(|k| *k != Kind::Custom), Some(Kind::ToolResult | Kind::Calls))
+}
+
+/// The provider requests (assistant messages) of each run, in order: a run
+/// starts at a user message that is not a steering message and holds the
+/// assistant messages up to the next run; those before the first run are not
+/// counted. The one definition of a run for the `median` estimator of later
+/// requests, this session's runs and saved sessions' alike (the extension
+/// calls it through the wasm's `runLengths`).
+pub fn run_lengths(kinds: &[Kind]) -> Vec<usize> {
+    let mut runs: Vec<usize> = Vec::new();
+    for (i, k) in kinds.iter().enumerate() {
+        match k {
+            Kind::User if !steers(kinds.get(..i).unwrap_or(&[]).iter().rev().copied()) => runs.push(0),
+            Kind::Reply | Kind::Calls => {
+                if let Some(n) = runs.last_mut() {
+                    *n += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    runs
 }
 
 /// Index in `flat` of the prompt that started the last run.
@@ -284,8 +346,46 @@ fn history(before: &[(usize, &Message)], n: usize) -> History {
 /// visible text does not start with the marker (already ours); and the visible
 /// text equals the raw entry's (another extension's edit is left alone).
 pub fn run_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> Vec<Output> {
+    let from = run.prompt_index.saturating_add(1);
+    outputs_where(entries, &run.calls, settings, &mut |i, _| i >= from)
+}
+
+/// The outputs before the run whose edits wait (`ids`, from
+/// `memo::deferred_outputs`), under the same rules, their calls read from the
+/// whole context (issue 26: a later run end weighs them again).
+pub fn waiting_outputs(entries: &[ContextEntry], run: &Run, ids: &[&str], settings: &Settings) -> Vec<Output> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    let mut calls = Vec::new();
+    for e in entries.get(..run.prompt_index).unwrap_or(&[]) {
+        for m in &e.messages {
+            if let Message::Assistant { content, .. } = m {
+                for b in content {
+                    if let Block::ToolCall { id, name, arguments } = b {
+                        calls.push((id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() }));
+                    }
+                }
+            }
+        }
+    }
+    let calls = Calls::from_unsorted(calls);
+    let before = run.prompt_index;
+    outputs_where(entries, &calls, settings, &mut |i, id| i < before && ids.contains(&id))
+}
+
+/// The outputs at the entries `at` takes (index, id) that pass the candidate rules.
+fn outputs_where(
+    entries: &[ContextEntry],
+    calls: &Calls,
+    settings: &Settings,
+    at: &mut dyn FnMut(usize, &str) -> bool,
+) -> Vec<Output> {
     let mut out = Vec::new();
-    for (i, e) in entries.iter().enumerate().skip(run.prompt_index.saturating_add(1)) {
+    for (i, e) in entries.iter().enumerate() {
+        if !at(i, &e.id) {
+            continue;
+        }
         let [Message::ToolResult { tool_call_id, tool_name, content, is_error }] = e.messages.as_slice() else {
             continue;
         };
@@ -295,7 +395,7 @@ pub fn run_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> 
         if *is_error && !settings.distill_errors {
             continue;
         }
-        let call = run.calls.get(tool_call_id);
+        let call = calls.get(tool_call_id);
         // A file that is a secret is never sent (issue 18); `secret_file_labels` names it.
         if call.is_some_and(|c| secret_file(&c.arguments, &settings.secret_files).is_some()) {
             continue;
@@ -392,6 +492,18 @@ pub(crate) mod tests {
 
     fn settings() -> Settings {
         Settings::default()
+    }
+
+    #[test]
+    fn runs_are_counted_by_their_prompts_and_a_steering_message_continues_one() {
+        let kinds = |s: &str| s.bytes().map(Kind::from_byte).collect::<Vec<_>>();
+        // Two runs of 3 and 1 requests; the second user message steers (it follows a tool result).
+        assert_eq!(run_lengths(&kinds("utrutraua")), vec![3, 1]);
+        // A custom notice between a call and a user message does not end the run either.
+        assert_eq!(run_lengths(&kinds("utrtcua")), vec![3]);
+        // A user message after a reply starts a run; replies before the first run are not counted.
+        assert_eq!(run_lengths(&kinds("aauauua")), vec![1, 0, 1]);
+        assert_eq!(run_lengths(&kinds("")), Vec::<usize>::new());
     }
 
     #[test]

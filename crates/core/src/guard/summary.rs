@@ -293,11 +293,17 @@ pub fn summary(input: &SummaryInput) -> String {
         lines.push(format!("  {}", skip.line()));
     }
     let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
-    // The last break-even decisions: this process's last pass that made any,
-    // else the last record that holds some (a skipped checkpoint's is the line above).
-    let recorded = records.iter().rev().find(|r| !r.break_even.is_empty()).map(|r| &r.break_even);
-    let decisions = if input.last_break_even.is_empty() { recorded } else { Some(&input.last_break_even) };
-    for b in decisions.into_iter().flatten() {
+    // The last break-even decisions of each rule: this process's last pass
+    // where it made some, else the last record that holds some (a skipped
+    // checkpoint's is the line above).
+    let passes = std::iter::once(&input.last_break_even).chain(records.iter().rev().map(|r| &r.break_even));
+    let mut decisions: Vec<&BreakEven> = Vec::new();
+    for list in passes {
+        let new = |b: &&BreakEven| !decisions.iter().any(|d| d.rule == b.rule);
+        let add: Vec<&BreakEven> = list.iter().filter(new).collect();
+        decisions.extend(add);
+    }
+    for b in decisions {
         lines.push(format!("  {}", break_even_line(b)));
     }
     // What the last pass that withheld anything kept from the judge (issue 18): counts, never values.
@@ -683,13 +689,18 @@ mod tests {
             text.contains("\n  break-even: exchanges 9.1k saved × 4 later requests < 16 × 38.2k rewrite (anthropic, after read point) → deferred\n  break-even: images 6.4k saved × 17 later requests ≥ 16 × 6.6k rewrite (prefix, from the first edit) → paid off\n"),
             "{text}"
         );
-        assert!(!text.contains("checkpoint 80.0k"), "only the last decisions: {text}");
+        // Each rule's last decision: the checkpoint's is in an older record.
+        assert!(text.contains("\n  break-even: checkpoint 80.0k pending"), "{text}");
+        let newer = json!({"rule": "exchanges", "savedChars": 12000, "requests": 9, "factor": 16,
+            "rewriteChars": 1000, "minSavingChars": 8000, "cache": "anthropic", "basis": "read-point", "paidOff": true});
+        let input = SummaryInput::from_value(json!({"records": [record(json!([exchanges])), record(json!([newer]))]}));
+        assert!(!summary(&input).contains("exchanges 9.1k"), "only the last of a rule");
         // This process's last pass (which may have appended nothing) comes before the records.
         let input =
-            SummaryInput::from_value(json!({"records": [record(json!([exchanges]))], "lastBreakEven": [older]}));
+            SummaryInput::from_value(json!({"records": [record(json!([exchanges]))], "lastBreakEven": [older, newer]}));
         let text = summary(&input);
         assert!(text.contains("\n  break-even: checkpoint 80.0k pending × 40 later requests ≥ 16 × 84.3k rewrite (prefix, from the first edit) → paid off\n"), "{text}");
-        assert!(!text.contains("break-even: exchanges"), "{text}");
+        assert!(text.contains("break-even: exchanges 12.0k") && !text.contains("exchanges 9.1k"), "{text}");
         let line = |b: Value| summary(&SummaryInput::from_value(json!({"records": [record(json!([b]))]})));
         assert!(line(json!({"rule": "checkpoint", "savedChars": 80000, "requests": 40, "factor": 13, "rewriteChars": 234360,
             "cache": "openai-codex", "basis": "whole", "paidOff": true}))

@@ -354,6 +354,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 lapsed: None,
                 break_even: decision,
                 judge: None,
+                waiting: Vec::new(),
             },
         },
         gate,

@@ -7,11 +7,14 @@ use crate::guard::classify::RequestOutcome;
 use crate::guard::decide::{decide_result, interpret, Outcome as ResultOutcome, Reason, ResultInput, Verdict};
 use crate::guard::exchange::{run_end_break_even, PlannedExchange};
 use crate::guard::images::ImageEdit;
+use crate::guard::memo::DEFERRED;
+use crate::guard::outcome::Phase;
 use crate::guard::outcome::{
     Draft, Outcome, Record, Replacement, ResultKind, ResultRecord, TextBlock, TextRange, RECORD_TYPE, RECORD_VERSION,
 };
 use crate::guard::worth::later_after_run;
 
+use super::gate::{self, Candidate};
 use super::{covers, PassAnswers, PassState};
 
 /// Step two: each segment's verdict, each output's decision, the drafts and
@@ -24,6 +27,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         RequestOutcome::Error { message: "no outcome for this request".to_string() }
     };
     let mut edits = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     let mut results = Vec::with_capacity(pass.outputs.len());
     let mut saved = 0usize;
     // The cache rewrite the edits other than exchange omissions cause (§4 break-even).
@@ -42,6 +46,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                 after_chars: o.chars,
                 jev: String::new(),
                 omitted: Vec::new(),
+                judged_chars: 0,
             });
             continue;
         }
@@ -80,8 +85,12 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             s,
         );
         if let Some(text) = decision.replacement {
-            saved = saved.saturating_add(o.chars.saturating_sub(decision.after_chars));
-            other_rewrite = other_rewrite.max(pass.large_rewrite.get(k).copied().unwrap_or(0));
+            let candidate = Candidate {
+                rewrite: pass.large_rewrite.get(k).copied().unwrap_or(0),
+                saved: o.chars.saturating_sub(decision.after_chars),
+                later: o.later,
+                judge_micros: 0,
+            };
             let ranges = match o.source {
                 Some(source) => {
                     let units = o.chunk_units();
@@ -96,10 +105,11 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                 }
                 None => Vec::new(),
             };
-            edits.push(Draft::ContextEdit {
+            let draft = Draft::ContextEdit {
                 target_id: o.entry_id.clone(),
                 replacement: Some(Replacement { content: vec![TextBlock { kind: "text", text, ranges }] }),
-            });
+            };
+            pending.push(Pending { candidate, draft, result: results.len() });
         }
         results.push(ResultRecord {
             kind: ResultKind::Large,
@@ -112,6 +122,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             after_chars: decision.after_chars,
             jev: decision.trace,
             omitted: Vec::new(),
+            judged_chars: 0,
         });
     }
     let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
@@ -121,11 +132,18 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         let d = crate::guard::items::decide_small(p, outcome_of(p.request), s);
         let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
         if let Some(stub) = d.stub {
-            saved = saved.saturating_add(p.chars.saturating_sub(after));
-            other_rewrite = other_rewrite.max(p.rewrite_chars);
-            edits.push(Draft::ContextEdit {
-                target_id: p.entry_id.clone(),
-                replacement: Some(text_replacement(vec![stub])),
+            pending.push(Pending {
+                candidate: Candidate {
+                    rewrite: p.rewrite_chars,
+                    saved: p.chars.saturating_sub(after),
+                    later: p.later,
+                    judge_micros: 0,
+                },
+                draft: Draft::ContextEdit {
+                    target_id: p.entry_id.clone(),
+                    replacement: Some(text_replacement(vec![stub])),
+                },
+                result: results.len(),
             });
         }
         results.push(ResultRecord {
@@ -139,6 +157,23 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             after_chars: after,
             jev: d.trace,
             omitted: Vec::new(),
+            judged_chars: 0,
+        });
+    }
+    // Outputs whose edits the pass's plan left waiting (`gate`): not asked now.
+    for w in &pass.waiting {
+        results.push(ResultRecord {
+            kind: w.kind,
+            entry_id: w.entry_id.clone(),
+            tool: w.tool.clone(),
+            label: w.label.clone(),
+            outcome: ResultOutcome::Kept,
+            reason: DEFERRED.to_string(),
+            before_chars: w.chars,
+            after_chars: w.chars,
+            jev: String::new(),
+            omitted: Vec::new(),
+            judged_chars: 0,
         });
     }
     // Images inside the run go once old enough (§4); they are edits the others ride along with.
@@ -146,6 +181,23 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         other_rewrite = other_rewrite.max(im.rewrite_chars);
     }
     let mut break_even = pass.break_even.clone();
+    // The outputs' edits through the money rule (§3a): those that do not pay now wait.
+    let choice = output_outlook(pass, &pending).map(|(outlook, later)| {
+        let candidates: Vec<Candidate> =
+            pending.iter().map(|p| Candidate { later: later.unwrap_or(p.candidate.later), ..p.candidate }).collect();
+        gate::best(&candidates, other_rewrite, &outlook)
+    });
+    break_even.extend(choice.map(|c| c.decision));
+    for p in pending {
+        if choice.is_none_or(|c| c.takes(&p.candidate)) {
+            saved = saved.saturating_add(p.candidate.saved);
+            other_rewrite = other_rewrite.max(p.candidate.rewrite);
+            edits.push(p.draft);
+        } else if let Some(r) = results.get_mut(p.result) {
+            (r.outcome, r.reason) = (ResultOutcome::Kept, DEFERRED.to_string());
+            (r.judged_chars, r.after_chars) = (r.after_chars.max(1), r.before_chars);
+        }
+    }
     let outlook = Outlook {
         cache: pass.cache,
         prices: pass.prices,
@@ -213,6 +265,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             after_chars: if go { stub_len(x) } else { x.chars },
             jev: trace,
             omitted,
+            judged_chars: 0,
         });
     }
 
@@ -256,6 +309,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             after_chars: if go { im.after_chars } else { im.before_chars },
             jev: String::new(),
             omitted: Vec::new(),
+            judged_chars: 0,
         });
     }
 
@@ -269,7 +323,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let timed_out =
         answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
     let decisions = break_even.clone();
-    let record = (requests > 0 || image_edits > 0).then(|| Record {
+    let record = (requests > 0 || image_edits > 0 || !pass.waiting.is_empty()).then(|| Record {
         v: RECORD_VERSION,
         phase: pass.phase,
         model: s.model.clone(),
@@ -290,8 +344,44 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     Outcome { entries, record, saved_chars: saved, break_even: decisions }
 }
 
-/// The reason of an item whose edit waits for its break-even (judged again at a later run end).
-const DEFERRED: &str = "deferred";
+/// An output's edit, decided, before the gate lets it go or makes it wait.
+struct Pending {
+    candidate: Candidate,
+    draft: Draft,
+    /// Its result's index in the record.
+    result: usize,
+}
+
+/// The outlook the outputs' gate weighs on, and the later requests that
+/// replace each output's own (a checkpoint's estimate), or `None` where no
+/// gate applies: no edits; a run end with `runEndBreakEven` off or no prices
+/// (the edits save room, not money: they go, as before issue 26); a
+/// checkpoint without a break-even (before Pi compacts, or `midRunBreakEven`
+/// off), or let through by the room trigger whose answers keep out at least
+/// `midRunRoomMinTokens` (fewer: the money rule weighs them after all).
+fn output_outlook(pass: &PassState, pending: &[Pending]) -> Option<(Outlook, Option<usize>)> {
+    if pending.is_empty() {
+        return None;
+    }
+    let outlook = Outlook {
+        cache: pass.cache,
+        prices: pass.prices,
+        requests: pass.requests_so_far,
+        share_permille: 1000,
+        lapsed: pass.lapsed,
+        ..Outlook::default()
+    };
+    match pass.phase {
+        Phase::RunEnd => (pass.settings.run_end_break_even && pass.prices.priced()).then_some((outlook, None)),
+        Phase::MidRun => {
+            let d = pass.break_even.iter().find(|d| d.rule == Rule::Checkpoint)?;
+            let saved = pending.iter().fold(0usize, |a, p| a.saturating_add(p.candidate.saved));
+            let roomy = d.room && saved / 4 >= pass.settings.mid_run_room_min_tokens;
+            (!roomy && pass.prices.priced())
+                .then_some((Outlook { requests: d.requests, later: d.later, ..outlook }, Some(d.later)))
+        }
+    }
+}
 
 /// A replacement of text blocks.
 fn text_replacement(texts: Vec<String>) -> Replacement {

@@ -31,6 +31,7 @@
 pub mod answers;
 pub mod boundary;
 pub mod finish;
+pub mod gate;
 pub mod plan;
 
 pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
@@ -193,6 +194,19 @@ pub struct PassState {
     pub break_even: Vec<crate::guard::cache::BreakEven>,
     /// A run end's judge weighing (`plan::weigh_judge`), when it sent nothing.
     pub judge: Option<JudgeWeighed>,
+    /// Outputs the plan did not ask about because their edits would not pay
+    /// now (`gate`): recorded as `deferred`, weighed again at a later run end.
+    pub waiting: Vec<Waiting>,
+}
+
+/// An output whose edit waits, not asked about.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Waiting {
+    pub kind: crate::guard::outcome::ResultKind,
+    pub entry_id: String,
+    pub tool: String,
+    pub label: String,
+    pub chars: usize,
 }
 
 /// One large output, cut and assigned to requests.
@@ -216,6 +230,8 @@ pub struct PlannedOutput {
     /// The out-of-line input text that `text` is, when it is one
     /// ([`plan_json`]): then kept chunks cross back as ranges of it.
     pub source: Option<usize>,
+    /// Requests expected to carry it after a run end (`gate::later_by_index`).
+    pub later: usize,
 }
 
 impl PlannedOutput {

@@ -1,7 +1,7 @@
 //! Step one of the pass: the classifier requests and the state `finish` reads.
 
 use crate::entry::ContextEntry;
-use crate::guard::cache::{rewrite, Rewrite};
+use crate::guard::cache::{rewrite, Outlook, Rewrite};
 use crate::guard::chunk::{chunk, chunk_text, segments};
 use crate::guard::classify::Chunks;
 use crate::guard::classify::ClassifierContext;
@@ -10,14 +10,14 @@ use crate::guard::exchange::PlannedExchange;
 use crate::guard::images::ImageEdit;
 use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, SmallOutput};
 use crate::guard::memo::{self, exchanges_judged_since};
-use crate::guard::outcome::Phase;
+use crate::guard::outcome::{Phase, ResultKind};
 use crate::guard::render::{file_offset, tool_label};
 use crate::guard::secrets::{secret_file, withhold, Secrets, Withheld};
 use crate::guard::settings::Settings;
-use crate::guard::span::{find_run, large_of, run_outputs, Output, Run};
+use crate::guard::span::{find_run, large_of, run_outputs, waiting_outputs, Output, Run};
 use crate::guard::worth::micros_of;
 
-use super::{JudgePrice, PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
+use super::{gate, JudgePrice, PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};
 
 pub(crate) fn skipped(settings: &Settings, why: Skip) -> Plan {
     Plan {
@@ -41,6 +41,8 @@ pub struct PlannedItems {
     pub requests: Vec<ClassifierContext>,
     pub outputs: Vec<PlannedOutput>,
     pub large_rewrite: Vec<usize>,
+    /// Per large output, its entry's index.
+    pub large_index: Vec<usize>,
     pub small: Vec<PlannedSmall>,
     pub exchanges: Vec<PlannedExchange>,
     /// What the requests do not carry: secrets, and outputs of secret files.
@@ -159,15 +161,30 @@ pub fn plan(input: &PassInput) -> Plan {
     }
     let entries = &input.entries;
     let measure = rewrite(&input.model, entries);
-    let Some(Chosen { run, items, images, mut large_skip }) = choose(input, entries, &measure, 0) else {
+    let Some(Chosen { run, mut items, images, mut large_skip }) = choose(input, entries, &measure, 0) else {
         return skipped(s, Skip::NoRun);
     };
     let requests_so_far = requests_so_far(entries);
 
     let mut planned = PlannedItems::default();
     let mut judge = None;
+    let mut waiting = Vec::new();
+    let mut break_even = Vec::new();
     if input.classifier {
+        add_waiting(input, &run, &mut items);
+        if !items.large.is_empty() {
+            large_skip = None;
+        }
+        let later = gate::later_by_index(entries);
+        let other = images.iter().filter(|im| !im.before_run).map(|im| im.rewrite_chars).max().unwrap_or(0);
+        break_even.extend(gate_before_judge(input, &mut items, &later, other, &measure, &mut waiting));
         planned = plan_items(items, entries, &run, s, &measure);
+        for (o, l) in planned.outputs.iter_mut().zip(&planned.large_index) {
+            o.later = later.get(*l).copied().unwrap_or(1);
+        }
+        for x in &mut planned.small {
+            x.later = later.get(x.entry_index).copied().unwrap_or(1);
+        }
         judge = weigh_judge(input.judge, &planned, requests_so_far).filter(|w| w.cost_micros > w.saving_micros);
         if judge.is_some() {
             // Not one request: old images still go, they need none.
@@ -175,7 +192,7 @@ pub fn plan(input: &PassInput) -> Plan {
             large_skip = Some(Skip::JudgeNotWorthIt);
         }
     }
-    if planned.requests.is_empty() && images.is_empty() {
+    if planned.requests.is_empty() && images.is_empty() && waiting.is_empty() {
         let mut out = skipped(s, large_skip.unwrap_or(Skip::NoLargeOutputs));
         (out.pass.judge, out.pass.requests_so_far) = (judge, requests_so_far);
         return out;
@@ -199,10 +216,90 @@ pub fn plan(input: &PassInput) -> Plan {
             cache: measure.cache(),
             prices: input.model.prices,
             lapsed: input.model.lapsed(),
-            break_even: Vec::new(),
+            break_even,
             judge,
+            waiting,
         },
     }
+}
+
+/// Adds the outputs of earlier runs whose edits wait (`memo::deferred_outputs`)
+/// to the run's, oldest first; not those inside an old exchange the pass
+/// judges (its omission covers them).
+fn add_waiting(input: &PassInput, run: &Run, items: &mut Items) {
+    let s = &input.settings;
+    let ids = memo::deferred_outputs(&input.records);
+    let in_exchange = |i: usize| items.exchanges.iter().any(|x| x.editable.contains(&i));
+    let earlier: Vec<Output> =
+        waiting_outputs(&input.entries, run, &ids, s).into_iter().filter(|o| !in_exchange(o.entry_index)).collect();
+    if earlier.is_empty() {
+        return;
+    }
+    let (mut large, small): (Vec<Output>, Vec<Output>) =
+        earlier.into_iter().partition(|o| o.chars >= s.min_result_chars);
+    large.append(&mut items.large);
+    items.large = large;
+    let mut small = small_of(small, &input.entries, run, s);
+    small.append(&mut items.small);
+    items.small = small;
+}
+
+/// Before the judge (§3a): where the run end is gated (`runEndBreakEven`,
+/// prices known, not a lapsed cache), the outputs whose edits could not pay
+/// now even at the share the session's judge is expected to remove (the best
+/// case until its answers say otherwise), its cost included, are not asked
+/// about: they wait. Returns the decision when some wait.
+fn gate_before_judge(
+    input: &PassInput,
+    items: &mut Items,
+    later: &[usize],
+    other_rewrite: usize,
+    measure: &Rewrite,
+    waiting: &mut Vec<super::Waiting>,
+) -> Option<crate::guard::cache::BreakEven> {
+    let s = &input.settings;
+    if !s.run_end_break_even || !input.model.prices.priced() || input.model.lapsed().is_some() {
+        return None;
+    }
+    let judge = |chars: usize| input.judge.map_or(0, |j| micros_of(chars, j.input_per_million));
+    let candidate = |o: &Output| gate::Candidate {
+        rewrite: measure.from(o.entry_index),
+        saved: o.chars,
+        later: later.get(o.entry_index).copied().unwrap_or(1),
+        judge_micros: judge(o.chars),
+    };
+    let outputs = items.large.iter().chain(items.small.iter().map(|x| &x.output));
+    let candidates: Vec<gate::Candidate> = outputs.map(candidate).collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let outlook = Outlook {
+        cache: measure.cache(),
+        prices: input.model.prices,
+        requests: requests_so_far(&input.entries),
+        share_permille: memo::share_with_prior(input.records.iter().map(|r| &r.record), 1000),
+        ..Outlook::default()
+    };
+    let choice = gate::best(&candidates, other_rewrite, &outlook);
+    let wait = |o: &Output| !choice.takes(&candidate(o));
+    let mut left = |o: &Output, kind| {
+        waiting.push(super::Waiting {
+            kind,
+            entry_id: o.entry_id.clone(),
+            tool: o.tool.clone(),
+            label: tool_label(&o.tool, &o.arguments),
+            chars: o.chars,
+        })
+    };
+    for o in items.large.iter().filter(|o| wait(o)) {
+        left(o, ResultKind::Large);
+    }
+    for x in items.small.iter().filter(|x| wait(&x.output)) {
+        left(&x.output, ResultKind::Small);
+    }
+    items.large.retain(|o| !wait(o));
+    items.small.retain(|x| !wait(&x.output));
+    (!waiting.is_empty()).then_some(choice.decision)
 }
 
 /// The requests of chosen items, all in one list (large outputs by segment,
@@ -217,6 +314,7 @@ pub fn plan_items(items: Items, entries: &[ContextEntry], run: &Run, s: &Setting
     let labels: Vec<String> = calls.iter().map(|(_, n, a)| tool_label(n, a)).collect();
     for o in items.large {
         out.large_rewrite.push(measure.from(o.entry_index));
+        out.large_index.push(o.entry_index);
         let first_later = calls.iter().position(|(i, _, _)| *i > o.entry_index).unwrap_or(calls.len());
         let later = calls.get(first_later..).unwrap_or(&[]).iter().map(|(_, n, a)| (*n, *a));
         let superseded = superseded_by(&o.tool, &o.arguments, later);
@@ -301,6 +399,7 @@ fn plan_large(
         chunks: chunked.chunks,
         segments: planned,
         source: None,
+        later: 0,
     }
 }
 
@@ -330,6 +429,8 @@ fn plan_small(
                 key: key.clone(),
                 request,
                 rewrite_chars: measure.from(c.output.entry_index),
+                entry_index: c.output.entry_index,
+                later: 0,
             });
             batch.push((key, item.clone()));
         }

@@ -109,7 +109,14 @@ pub fn redacted(text: &str, found: &[Found]) -> String {
 /// `{"text": "…", "found": [[kind, secret], …]}`; `patterns` is the JSON text
 /// of `secretPatterns` (anything but an array of strings reads as none).
 pub fn withhold_text_json(text: &str, patterns: &str) -> String {
-    let custom: Vec<String> = serde_json::from_str(patterns).unwrap_or_default();
+    // Read through `Value`: a typed read of `Vec<String>` brings serde's error
+    // messages, and with them the formatting of floats, into the `.wasm`.
+    let custom: Vec<String> = match serde_json::from_str::<serde_json::Value>(patterns) {
+        Ok(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
+            items.into_iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        }
+        _ => Vec::new(),
+    };
     let found = Secrets::new(&custom).find(text);
     // Written by hand: a `serde_json::Value` here costs the `.wasm` a kilobyte.
     let push_str = |out: &mut String, s: &str| out.push_str(&serde_json::to_string(s).unwrap_or_default());
