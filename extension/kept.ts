@@ -28,6 +28,8 @@ export interface GuardBill {
   edits: number;
   savedTokens: number;
   rewriteTokens: number;
+  /** The session's tokens per character, fitted from its recorded prompts (guard/bill.rs), else 0.25. */
+  tokensPerChar: number;
   savedUsd: number | null;
   rewriteUsd: number | null;
   judgeUsd: number;

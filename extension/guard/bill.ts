@@ -3,8 +3,8 @@
 // One reader for every place that shows the figure: `/guard` and `/context`
 // (through `keptOut`) read the session's branch with it, the audit feeds it the
 // branch's lines as it reads a file. Nothing is decided here: each reply's
-// recorded usage, each `context-guard` record, each `recall` result's characters
-// and each compaction go to the core as Pi wrote them.
+// recorded usage, each message's characters, each `context-guard` record, each
+// `recall` result's characters and each compaction go to the core as Pi wrote them.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { GuardBill } from "../kept.ts";
@@ -21,6 +21,18 @@ export function textChars(content: unknown): number {
   if (!Array.isArray(content)) return 0;
   let n = 0;
   for (const b of content) if (b?.type === "text" && typeof b.text === "string") n += b.text.length;
+  return n;
+}
+
+/** Characters a message adds to the context: its text blocks, and an assistant's thinking and tool-call arguments. */
+function messageChars(m: Loose): number {
+  let n = textChars(m.content);
+  if (m.role === "assistant" && Array.isArray(m.content)) {
+    for (const b of m.content) {
+      if (b?.type === "thinking" && typeof b.thinking === "string") n += b.thinking.length;
+      else if (b?.type === "toolCall") n += JSON.stringify(b.arguments ?? {}).length;
+    }
+  }
   return n;
 }
 
@@ -44,6 +56,7 @@ export class BillEvents {
   }
 
   private message(m: Loose): void {
+    this.events.push({ type: "message", chars: messageChars(m) });
     if (m.role === "assistant") {
       const u = (m.usage ?? {}) as Loose;
       const cost = (u.cost ?? {}) as Loose;

@@ -475,6 +475,7 @@ export type BillEvent =
   | { type: "request"; usage: { input: number; cacheRead: number; cacheWrite: number; cost: { input: number; cacheRead: number; cacheWrite: number } } }
   | { type: "record"; data: unknown }
   | { type: "recall"; chars: number }
+  | { type: "message"; chars: number }
   | { type: "compaction" };
 
 /** What the bill reads: the branch's events, and the catalog's prices of the main model (dollars per million tokens). */

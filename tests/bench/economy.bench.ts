@@ -220,6 +220,7 @@ const CONFIGURATIONS: { name: string; settings: Record<string, unknown> }[] = [
     ? (JSON.parse(process.env.CG_ECONOMY_TRY) as { name: string; settings: Record<string, unknown> }[])
     : COMPARE
     ? [
+        { name: "runEndBreakEven: false (run end as before issue 26)", settings: { runEndBreakEven: false } },
         { name: "laterRequests: turns", settings: { laterRequests: "turns" } },
         { name: "laterRequests: session", settings: { laterRequests: "session" } },
         { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
@@ -591,8 +592,6 @@ for (const [provider, list] of bounds) {
 }
 
 console.log("verdicts (default settings):");
-/** Why (f) is printed and not counted, while it is not met. */
-const BILL_UNCOUNTED = "issue 26 part 4: the bill's estimate is being made to match (docs/GUARD.md \"What it saved so far\")";
 const DEFAULT = CONFIGURATIONS.findIndex((c) => c.name === "default");
 // Issue 26's shapes are measured beside the suite and counted since every run-end edit goes through the
 // money rule (issue 26 part 1). Their (a) is "never more than guard off": a short run that reads and then
@@ -662,7 +661,7 @@ for (const provider of PROVIDERS) {
     console.log(`    ${on.what}: says ${said ? `${said[1]} $${said[2]}` : "nothing"}, true ${truth < 0 ? "lost" : "saved"} $${Math.abs(truth).toFixed(4)}: off by ${(error * 100).toFixed(1)}%`);
   }
   const f = `${provider}: (f) /guard's bill line within 2% of guard off's cost of the true difference`;
-  console.log(`  ${f}: the worst ${(worst.error * 100).toFixed(1)}% (${worst.what}): ${goal(f, worst.error <= 0.02, BILL_UNCOUNTED)}`);
+  console.log(`  ${f}: the worst ${(worst.error * 100).toFixed(1)}% (${worst.what}): ${goal(f, worst.error <= 0.02)}`);
 }
 
 const all = [...figures.values()].flat(2);

@@ -47,6 +47,8 @@ pub struct Bill {
     pub saved_tokens: f64,
     /// Tokens the provider wrote again because of the edits (the first request after each).
     pub rewrite_tokens: f64,
+    /// The session's tokens per character, as the bill measured them (`guard::bill`).
+    pub tokens_per_char: f64,
     /// Dollars, where there are prices (`null` otherwise).
     pub saved_usd: Option<f64>,
     pub rewrite_usd: Option<f64>,
@@ -74,6 +76,7 @@ impl Bill {
             edits: f.count("edits"),
             saved_tokens: f.number("savedTokens").unwrap_or(0.0),
             rewrite_tokens: f.number("rewriteTokens").unwrap_or(0.0),
+            tokens_per_char: f.number("tokensPerChar").unwrap_or(0.25),
             saved_usd: f.number("savedUsd"),
             rewrite_usd: f.number("rewriteUsd"),
             judge_usd: f.number("judgeUsd").unwrap_or(0.0),

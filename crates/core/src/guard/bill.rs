@@ -13,13 +13,19 @@
 //!
 //! - **reads saved**: for every request after an edit, the characters the
 //!   records keep out then (less what `recall` brought back, nothing from
-//!   before the last compaction) ÷ 4, priced at the cache-read price: left in,
-//!   they would have been read from the cache;
+//!   before the last compaction) in tokens, priced at the cache-read price:
+//!   left in, they would have been read from the cache. On a request that
+//!   read nothing from the cache after one that did (a pause let it lapse),
+//!   at the write price: guard off would have written them again;
+//! - **tokens per character**: the session's own, from how much its recorded
+//!   prompts grew over the characters its context grew by (the system prompt
+//!   and the tools drop out), else characters ÷ 4 (`tokens_per_char`);
 //! - **rewrites paid**: at each edit, from the usage of the first request after
 //!   it, the tokens that request did not read although the request before sent
 //!   them and the edit did not take them out: `prompt before − removed − read
 //!   after` (the same as its cache write and uncached input less the context's
-//!   growth since the request before), priced at write − read. The usage is
+//!   growth since the request before), priced at write − read; none when that
+//!   request read nothing from a lapsed cache. The usage is
 //!   what the provider billed, wherever its cache put the read point (the pin,
 //!   a provider without a write premium); the records' own rewrite measure
 //!   exists only for the break-even gates, not for every run-end distill;
@@ -48,9 +54,17 @@ pub enum Event {
     Record {
         kept_chars: f64,
         cost_usd: f64,
+        /// A pass before a prompt's first request on a lapsed cache (its decisions have `lapsedMs`):
+        /// its edits were in the request before the record, which wrote everything anyway.
+        opening: bool,
     },
     /// A `recall` result: characters brought back into the context.
     Recall {
+        chars: f64,
+    },
+    /// A message on the branch and its characters (text, tool-call arguments): with the recorded
+    /// prompts they give the session's tokens per character.
+    Message {
         chars: f64,
     },
     Compaction,
@@ -131,12 +145,15 @@ impl Event {
             "request" => Some(Event::Request(Usage::from_value(f.take("usage")))),
             "record" => {
                 let data = f.take("data");
+                let lapsed = |b: &Value| b.get("lapsedMs").and_then(Value::as_f64).is_some_and(|ms| ms > 0.0);
                 Some(Event::Record {
                     kept_chars: kept_chars(data.get("results").unwrap_or(&Value::Null)),
                     cost_usd: amount(data.get("costUsd").and_then(Value::as_f64)),
+                    opening: data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed)),
                 })
             }
             "recall" => Some(Event::Recall { chars: amount(f.number("chars")) }),
+            "message" => Some(Event::Message { chars: amount(f.number("chars")) }),
             "compaction" => Some(Event::Compaction),
             _ => None,
         }
@@ -172,23 +189,87 @@ fn per_million(price: f64) -> Option<f64> {
     (price > 0.0).then(|| price / 1e6)
 }
 
+/// Tokens per character when the session cannot say (Pi's `estimateTokens`: characters ÷ 4).
+const TOKENS_PER_CHAR: f64 = 0.25;
+
+/// The session's tokens per character of its context, from its recorded
+/// prompts: each prompt is fitted (least squares) as a fixed part (the system
+/// prompt and the tools), a part per message (roles, ids, the wire's
+/// wrapping) and a part per character; the last is the figure. Only the
+/// requests after the last compaction count. Characters ÷ 4 with fewer than
+/// 4 such requests, when the fit cannot tell the two parts apart, or when the
+/// figure is out of 0.15–0.4 (images, whose tokens have no characters, say).
+fn tokens_per_char(events: &[Event]) -> f64 {
+    let (mut chars, mut messages) = (0.0_f64, 0.0_f64);
+    let mut points: Vec<(f64, f64, f64)> = Vec::new();
+    for event in events {
+        match *event {
+            // A recall's result is a message too: counted there.
+            Event::Message { chars: c } => (chars, messages) = (chars + c, messages + 1.0),
+            Event::Recall { .. } => {}
+            Event::Record { kept_chars, opening, .. } => {
+                chars -= kept_chars;
+                // An opening pass's edits were already in the request before its record.
+                if let Some(last) = points.last_mut().filter(|_| opening) {
+                    last.0 -= kept_chars;
+                }
+            }
+            Event::Compaction => (chars, messages, points) = (0.0, 0.0, Vec::new()),
+            Event::Request(u) if u.prompt() > 0.0 => points.push((chars, messages, u.prompt())),
+            Event::Request(_) => {}
+        }
+    }
+    per_char_fit(&points).filter(|r| (0.15..=0.4).contains(r)).unwrap_or(TOKENS_PER_CHAR)
+}
+
+/// The per-character coefficient of `prompt = a + b·chars + c·messages` over
+/// the points, by the normal equations (centred, so `a` drops out); `None`
+/// when there are too few points or the two columns move together.
+fn per_char_fit(points: &[(f64, f64, f64)]) -> Option<f64> {
+    if points.len() < 4 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mean = |f: fn(&(f64, f64, f64)) -> f64| points.iter().map(f).sum::<f64>() / n;
+    let (mx, mm, mp) = (mean(|p| p.0), mean(|p| p.1), mean(|p| p.2));
+    let (mut sxx, mut smm, mut sxm, mut sxp, mut smp) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for &(x, m, p) in points {
+        let (x, m, p) = (x - mx, m - mm, p - mp);
+        (sxx, smm, sxm, sxp, smp) = (sxx + x * x, smm + m * m, sxm + x * m, sxp + x * p, smp + m * p);
+    }
+    let det = sxx * smm - sxm * sxm;
+    // The columns must not be (nearly) proportional: the fit would be noise. (NaN fails it too.)
+    let apart = det > 1e-6 * sxx * smm;
+    apart.then(|| (sxp * smm - smp * sxm) / det).filter(|b| b.is_finite())
+}
+
 /// The bill of the branch's events.
 pub fn bill(input: &BillInput) -> Bill {
+    let per_char = tokens_per_char(&input.events);
     // Characters the records keep out now; edits waiting for their first request (the
     // characters they removed); the prompt of the last request with usage.
     let mut kept = 0.0_f64;
     let mut pending: Option<f64> = None;
     let mut before: Option<f64> = None;
-    let (mut edits, mut saved, mut rewrite, mut judge) = (0, 0.0, 0.0, 0.0);
+    // Tokens kept out of requests that read from the cache (priced at the read price) and of
+    // requests that read nothing from it (the cache had lapsed: guard off would have written them).
+    let (mut edits, mut saved, mut saved_cold, mut rewrite, mut judge) = (0, 0.0, 0.0, 0.0, 0.0);
     let mut sum = Usage::default();
     for event in &input.events {
         match *event {
-            Event::Record { kept_chars, cost_usd } => {
+            Event::Message { .. } => {}
+            Event::Record { kept_chars, cost_usd, opening } => {
                 judge += cost_usd;
                 if kept_chars > 0.0 {
                     edits += 1;
                     kept += kept_chars;
-                    *pending.get_or_insert(0.0) += kept_chars;
+                    if opening && before.is_some() {
+                        // Its edits were in the request before it, which read nothing from the lapsed cache.
+                        saved_cold += kept_chars * per_char;
+                        before = before.map(|b| b - kept_chars * per_char);
+                    } else {
+                        *pending.get_or_insert(0.0) += kept_chars;
+                    }
                 }
             }
             Event::Recall { chars } => kept = (kept - chars).max(0.0),
@@ -210,9 +291,18 @@ pub fn bill(input: &BillInput) -> Bill {
                 sum.cost_input += u.cost_input;
                 sum.cost_read += u.cost_read;
                 sum.cost_write += u.cost_write;
-                saved += kept / 4.0;
+                // A request after another that read nothing from the cache: it had lapsed (a pause), and
+                // guard off would have written everything again too. What the edits keep out was then not
+                // written, and they caused no rewrite.
+                let cold = before.is_some() && u.cache_read <= 0.0;
+                if cold {
+                    saved_cold += kept * per_char;
+                    pending = None;
+                } else {
+                    saved += kept * per_char;
+                }
                 if let (Some(removed), Some(before)) = (pending.take(), before) {
-                    rewrite += (before - removed / 4.0 - u.cache_read).max(0.0);
+                    rewrite += (before - removed * per_char - u.cache_read).max(0.0);
                 }
                 before = Some(prompt);
             }
@@ -230,12 +320,13 @@ pub fn bill(input: &BillInput) -> Bill {
         (false, false) => "catalog",
     };
     let (saved_usd, rewrite_usd) = match (read, write) {
-        (Some(r), Some(w)) if prices != "none" => (Some(saved * r), Some(rewrite * (w - r).max(0.0))),
+        (Some(r), Some(w)) if prices != "none" => (Some(saved * r + saved_cold * w), Some(rewrite * (w - r).max(0.0))),
         _ => (None, None),
     };
     let mut b = Bill {
         edits,
-        saved_tokens: saved,
+        saved_tokens: saved + saved_cold,
+        tokens_per_char: per_char,
         rewrite_tokens: rewrite,
         saved_usd,
         rewrite_usd,
@@ -246,7 +337,7 @@ pub fn bill(input: &BillInput) -> Bill {
         prices: prices.to_string(),
         line: String::new(),
     };
-    b.line = line(&b);
+    b.line = line(&b, saved_cold > 0.0);
     b
 }
 
@@ -262,7 +353,7 @@ fn tokens(x: f64) -> String {
 /// `saved ~$0.4120 (est. from Pi's recorded usage and the guard's records: reads saved $0.5200 for 1.7M
 /// tokens not sent, at the cache-read price − rewrites $0.1080 for 28.8k tokens written again, at write
 /// − read − judge $0.0000; 4 edits, prices $0.30/M read and $3.75/M write from usage)`.
-fn line(b: &Bill) -> String {
+fn line(b: &Bill, cold: bool) -> String {
     let edits = format!("{} edit{}", b.edits, if b.edits == 1 { "" } else { "s" });
     if b.edits == 0 && b.judge_usd == 0.0 {
         return "$0 (no edit by the guard on this branch yet)".to_string();
@@ -270,12 +361,13 @@ fn line(b: &Bill) -> String {
     match (b.net_usd, b.saved_usd, b.rewrite_usd, b.read_price, b.write_price) {
         (Some(net), Some(saved), Some(rewrite), Some(read), Some(write)) => format!(
             "{} ~{} (est. from Pi's recorded usage and the guard's records: reads saved {} for {} tokens not sent, \
-             at the cache-read price − rewrites {} for {} tokens written again, at write − read − judge {}; {edits}, \
+             at the cache-read price{} − rewrites {} for {} tokens written again, at write − read − judge {}; {edits}, \
              prices ${}/M read and ${}/M write from {})",
             if net < 0.0 { "lost" } else { "saved" },
             usd(net.abs()),
             usd(saved),
             tokens(b.saved_tokens),
+            if cold { " (the write price after a pause that let the cache lapse)" } else { "" },
             usd(rewrite),
             tokens(b.rewrite_tokens),
             usd(b.judge_usd),
@@ -333,7 +425,7 @@ mod tests {
         let events = vec![
             request(0.0, 0.0, 10_000.0, p),
             request(0.0, 10_000.0, 4_000.0, p),
-            Event::Record { kept_chars: 16_000.0, cost_usd: 0.002 },
+            Event::Record { kept_chars: 16_000.0, cost_usd: 0.002, opening: false },
             request(0.0, 6_000.0, 6_000.0, p),
             request(0.0, 12_000.0, 1_000.0, p),
         ];
@@ -358,11 +450,65 @@ mod tests {
     }
 
     #[test]
+    fn the_sessions_tokens_per_character_and_a_lapsed_cache() {
+        // A third of a token per character: the prompts grew by 2,100 tokens over 6,300 characters
+        // (9,000 added, 6,000 kept out, 3,300 added).
+        let p = ANTHROPIC;
+        let events = vec![
+            Event::Message { chars: 2_000.0 },
+            request(0.0, 0.0, 5_000.0, p),
+            Event::Message { chars: 9_000.0 },
+            request(0.0, 5_000.0, 3_000.0, p),
+            Event::Record { kept_chars: 6_000.0, cost_usd: 0.0, opening: false },
+            Event::Message { chars: 3_000.0 },
+            // After a pause the cache lapsed: this request read nothing, and guard off would have
+            // written the 2,000 tokens kept out too.
+            request(0.0, 0.0, 7_000.0, p),
+            Event::Message { chars: 300.0 },
+            request(0.0, 7_000.0, 100.0, p),
+        ];
+        near(tokens_per_char(&events), 1.0 / 3.0);
+        let b = bill(&BillInput { events: events.clone(), catalog: None });
+        near(b.saved_tokens, 4_000.0);
+        near(b.rewrite_tokens, 0.0);
+        near(b.saved_usd.unwrap(), 2_000.0 * 3.75 / M + 2_000.0 * 0.3 / M);
+        assert!(
+            b.line.contains("at the cache-read price (the write price after a pause that let the cache lapse) −"),
+            "{}",
+            b.line
+        );
+        // Too few characters between the prompts to say, or a figure no text has: characters ÷ 4.
+        near(tokens_per_char(&events[..2]), 0.25);
+        let images = [
+            Event::Message { chars: 5_000.0 },
+            request(0.0, 0.0, 1_000.0, p),
+            Event::Message { chars: 5_000.0 },
+            request(0.0, 1_000.0, 8_000.0, p),
+        ];
+        near(tokens_per_char(&images), 0.25);
+        // An opening pass's record comes after the request its edits were in (the first after a pause).
+        let opening = vec![
+            request(0.0, 0.0, 10_000.0, p),
+            request(0.0, 0.0, 6_000.0, p),
+            Event::Record { kept_chars: 16_000.0, cost_usd: 0.0, opening: true },
+            request(0.0, 6_000.0, 200.0, p),
+        ];
+        let b = bill(&BillInput { events: opening, catalog: None });
+        near(b.saved_tokens, 8_000.0);
+        near(b.rewrite_tokens, 0.0);
+        near(b.saved_usd.unwrap(), 4_000.0 * 3.75 / M + 4_000.0 * 0.3 / M);
+        // A compaction starts the count again.
+        let mut after = events.clone();
+        after.insert(6, Event::Compaction);
+        near(tokens_per_char(&after), 0.25);
+    }
+
+    #[test]
     fn openai_prices_without_a_write_premium() {
         // No cache writes: a token written again costs the uncached input price. 30 later requests.
         let p = OPENAI;
         let mut events = vec![request(1_000.0, 0.0, 0.0, p), request(200.0, 1_000.0, 0.0, p)];
-        events.push(Event::Record { kept_chars: 400.0, cost_usd: 0.0 });
+        events.push(Event::Record { kept_chars: 400.0, cost_usd: 0.0, opening: false });
         // 1,200 before − 100 removed − 1,000 read = 100 written again.
         events.push(request(300.0, 1_000.0, 0.0, p));
         for _ in 0..29 {
@@ -399,7 +545,7 @@ mod tests {
         let p = ANTHROPIC;
         let events = vec![
             request(0.0, 0.0, 20_000.0, p),
-            Event::Record { kept_chars: 40_000.0, cost_usd: 0.0 },
+            Event::Record { kept_chars: 40_000.0, cost_usd: 0.0, opening: false },
             request(0.0, 5_000.0, 5_000.0, p),
             // 8,000 characters recalled: 32k characters (8k tokens) stay out.
             Event::Recall { chars: 8_000.0 },
@@ -415,7 +561,7 @@ mod tests {
         let b = bill(&BillInput {
             events: vec![
                 request(0.0, 0.0, 20_000.0, p),
-                Event::Record { kept_chars: 4_000.0, cost_usd: 0.0 },
+                Event::Record { kept_chars: 4_000.0, cost_usd: 0.0, opening: false },
                 Event::Recall { chars: 9_000.0 },
                 request(0.0, 19_000.0, 100.0, p),
             ],
@@ -430,7 +576,7 @@ mod tests {
         let free = Catalog::default();
         let events = vec![
             request(0.0, 0.0, 10_000.0, free),
-            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0 },
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
             request(0.0, 4_000.0, 5_000.0, free),
         ];
         let b = bill(&BillInput { events: events.clone(), catalog: Some(ANTHROPIC) });
@@ -458,7 +604,7 @@ mod tests {
         let p = ANTHROPIC;
         let events = vec![
             request(0.0, 0.0, 10_000.0, p),
-            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0 },
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
             // Aborted: no usage. The rewrite is measured on the next reply that has one.
             Event::Request(Usage::default()),
             request(0.0, 4_000.0, 5_000.0, p),
@@ -475,7 +621,10 @@ mod tests {
         assert_eq!(out["line"], "$0 (no edit by the guard on this branch yet)");
         // An edit with no request after it has cost and saved nothing yet.
         let b = bill(&BillInput {
-            events: vec![request(0.0, 0.0, 10_000.0, p), Event::Record { kept_chars: 8_000.0, cost_usd: 0.0 }],
+            events: vec![
+                request(0.0, 0.0, 10_000.0, p),
+                Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
+            ],
             catalog: None,
         });
         assert_eq!((b.edits, b.saved_tokens, b.rewrite_tokens), (1, 0.0, 0.0));
