@@ -4,8 +4,10 @@
 //!
 //! For: the few decimals the report and `/guard` print. That formatting code
 //! (Grisu with a Dragon4 fallback, and the shortest form that `Display` and
-//! `Debug` share) is about 16 KB of the `.wasm` (product.md: `pkg/*.wasm` ≤
-//! 400 KB, measured with `twiggy`), and nothing else in the core needs it:
+//! `Debug` share) is about 16 KB of the `.wasm` (budget: `pkg/*.wasm` ≤
+//! 512 KB, measured with `twiggy`; a typed serde read brings it back through
+//! its error messages, so the core reads JSON through `Value`), and nothing
+//! else in the core needs it:
 //! JSON numbers are written by serde_json's own code. The shortest form
 //! (`{}`) only for whole numbers ([`whole`]) and for numbers with at most
 //! four decimals ([`short`]).

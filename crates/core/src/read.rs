@@ -5,7 +5,7 @@
 //! field reads as empty or 0 instead of failing the whole call (the core must
 //! not lose a pass to one odd field), and one small reader replaces serde's
 //! derived code, which is instantiated per type and costs kilobytes each in
-//! the wasm (product.md: `pkg/*.wasm` ≤ 400 KB). Not for: output types, which
+//! the wasm (budget: `pkg/*.wasm` ≤ 512 KB). Not for: output types, which
 //! keep derived `Serialize`.
 
 use serde_json::{Map, Value};

@@ -97,19 +97,26 @@ pub fn contains(list: &[&str], id: &str) -> bool {
 /// of its own, so a first small item does not decide it alone and a session
 /// with no pass yet gets the prior.
 pub fn removed_share<'a>(records: impl IntoIterator<Item = &'a Record>) -> usize {
-    share_with_prior(records, PRIOR_SHARE_PERMILLE)
+    share_with_prior(records, PRIOR_SHARE_PERMILLE, None)
 }
 
-/// [`removed_share`] with another prior: a run end asks its judge on the
-/// best case (`pass::gate`, 1000) until the session's answers say otherwise.
-/// An output whose edit waited counts what its judge would have removed.
-pub fn share_with_prior<'a>(records: impl IntoIterator<Item = &'a Record>, prior_permille: usize) -> usize {
+/// [`removed_share`] with another prior, of one kind of item (`None`: every
+/// kind): a run end asks its judge about large and small outputs on the best
+/// case (`pass::gate`, 1000) until the session's answers about that kind say
+/// otherwise. An output whose edit waited counts what its judge would have
+/// removed.
+pub fn share_with_prior<'a>(
+    records: impl IntoIterator<Item = &'a Record>,
+    prior_permille: usize,
+    kind: Option<ResultKind>,
+) -> usize {
     let weight = PRIOR_WEIGHT_CHARS as u128;
     let (mut before, mut removed) = (weight, weight * prior_permille.min(1000) as u128 / 1000);
     for r in records.into_iter().flat_map(|r| &r.results) {
         // Only what a judge answered teaches: not an image, not an item that waited unasked or went unanswered.
         let unasked = r.reason == DEFERRED && r.judged_chars == 0;
-        if r.kind != ResultKind::Image && !unasked && answered(&r.reason) {
+        let of_kind = kind.is_none_or(|k| k == r.kind);
+        if r.kind != ResultKind::Image && of_kind && !unasked && answered(&r.reason) {
             let after = if r.judged_chars > 0 { r.judged_chars } else { r.after_chars };
             before = before.saturating_add(r.before_chars as u128);
             removed = removed.saturating_add(r.before_chars.saturating_sub(after) as u128);
@@ -188,5 +195,15 @@ pub(crate) mod tests {
         // Many passes outweigh the prior: 100 × the same, 1,362,000 of 1,520,000 = 896‰.
         assert_eq!(removed_share(std::iter::repeat_n([&a, &b], 100).flatten()), 896);
         assert_eq!(removed_share([&record(json!([result("image", 5, 1)]))]), PRIOR_SHARE_PERMILLE);
+        // Of one kind, from the best case: large 9,000 + 20,000 of 30,000 = 966‰; small 20,000 of 20,500.
+        assert_eq!(share_with_prior([&a, &b], 1000, Some(ResultKind::Large)), 966);
+        assert_eq!(share_with_prior([&a, &b], 1000, Some(ResultKind::Small)), 975);
+        // An edit that waited teaches what its judge would have left; one that waited unasked, nothing.
+        let waited = |judged: usize| {
+            json!({"kind": "large", "entryId": "w", "tool": "bash", "label": "l", "outcome": "kept",
+                "reason": "deferred", "beforeChars": 20_000, "afterChars": 20_000, "jev": "", "judgedChars": judged})
+        };
+        assert_eq!(share_with_prior([&record(json!([waited(14_000)]))], 1000, Some(ResultKind::Large)), 650);
+        assert_eq!(share_with_prior([&record(json!([waited(0)]))], 1000, Some(ResultKind::Large)), 1000);
     }
 }

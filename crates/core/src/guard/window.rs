@@ -18,7 +18,7 @@
 //! four figures [`fixed_chars`] adds up, failing with the new figures when a
 //! request's text changes. They are figures here, not the measurement itself,
 //! because building requests inside this function put a second copy of the
-//! request builders in the `.wasm` (10 KB of the 400 KB budget).
+//! request builders in the `.wasm` (10 KB of the 512 KB budget).
 
 use serde::Serialize;
 

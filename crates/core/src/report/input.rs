@@ -10,7 +10,7 @@
 //!
 //! Why by hand: serde's derived code for these eleven types, and the error
 //! messages it can produce (which format floats with `core::fmt`'s float
-//! code), were about 30 KB of the `.wasm` (product.md: `pkg/*.wasm` ≤ 400 KB);
+//! code), were about 30 KB of the `.wasm` (budget: `pkg/*.wasm` ≤ 512 KB);
 //! the JSON is parsed into a `serde_json::Value` as every guard input is.
 
 use serde_json::{Map, Value};

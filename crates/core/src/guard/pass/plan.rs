@@ -246,9 +246,10 @@ fn add_waiting(input: &PassInput, run: &Run, items: &mut Items) {
 
 /// Before the judge (§3a): where the run end is gated (`runEndBreakEven`,
 /// prices known, not a lapsed cache), the outputs whose edits could not pay
-/// now even at the share the session's judge is expected to remove (the best
-/// case until its answers say otherwise), its cost included, are not asked
-/// about: they wait. Returns the decision when some wait.
+/// now even at the share the session's judge is expected to remove of their
+/// kind (large, small: the best case until its answers say otherwise), its
+/// cost included, are not asked about: they wait. Returns the decision when
+/// some wait.
 fn gate_before_judge(
     input: &PassInput,
     items: &mut Items,
@@ -262,11 +263,18 @@ fn gate_before_judge(
         return None;
     }
     let judge = |chars: usize| input.judge.map_or(0, |j| micros_of(chars, j.input_per_million));
-    let candidate = |o: &Output| gate::Candidate {
-        rewrite: measure.from(o.entry_index),
-        saved: o.chars,
-        later: later.get(o.entry_index).copied().unwrap_or(1),
-        judge_micros: judge(o.chars),
+    // What the session's judge is expected to remove of each kind: the best case until it has answered.
+    let records = || input.records.iter().map(|r| &r.record);
+    let share = |kind| memo::share_with_prior(records(), 1000, Some(kind));
+    let (large_share, small_share) = (share(ResultKind::Large), share(ResultKind::Small));
+    let candidate = |o: &Output| {
+        let share = if o.chars >= input.settings.min_result_chars { large_share } else { small_share };
+        gate::Candidate {
+            rewrite: measure.from(o.entry_index),
+            saved: (o.chars as u128 * share as u128 / 1000) as usize,
+            later: later.get(o.entry_index).copied().unwrap_or(1),
+            judge_micros: judge(o.chars),
+        }
     };
     let outputs = items.large.iter().chain(items.small.iter().map(|x| &x.output));
     let candidates: Vec<gate::Candidate> = outputs.map(candidate).collect();
@@ -277,7 +285,7 @@ fn gate_before_judge(
         cache: measure.cache(),
         prices: input.model.prices,
         requests: requests_so_far(&input.entries),
-        share_permille: memo::share_with_prior(input.records.iter().map(|r| &r.record), 1000),
+        share_permille: 1000,
         ..Outlook::default()
     };
     let choice = gate::best(&candidates, other_rewrite, &outlook);
