@@ -27,10 +27,10 @@ const fit = (line: string, width = 110) => {
 };
 const RECALL = /recall\(\{"entryId":"([^"]+)"\}\)/;
 const SEARCH = "grep -rn status src/services";
-/** The status bar's text, and what its marks say (`🛡 −14k · 2`: tokens kept out, items). */
+/** The status bar's text, and what its marks say (`🛡 −14k tok · 2 items`: tokens kept out, in how many items). */
 const status = (text: string | undefined) => {
-  const m = /−([\d.]+k?) · (\d+)/.exec(text ?? "");
-  return m ? `${text} (about ${m[1]} tokens kept out of the window, in ${m[2]} items)` : String(text);
+  const m = /−([\d.]+k?) tok · (\d+) items?/.exec(text ?? "");
+  return m ? `${text} (about ${m[1]} tokens kept out of the window, in ${m[2]} item${m[2] === "1" ? "" : "s"})` : String(text);
 };
 /** What went wrong with the story, in the reader's words; empty when it held. */
 const problems: string[] = [];

@@ -90,6 +90,9 @@ export interface StatusText {
   text: string;
   saved: string;
   rest: string;
+  /** `rest`'s parts: ` · 3 items`, then ` · Σ−79k tok` after a compaction (or empty). */
+  items: string;
+  sigma: string;
 }
 
 export interface SummaryInput {

@@ -88,7 +88,7 @@ test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist;
   try {
     assert.equal(pi.status("context-guard"), "🛡 0 saved");
     await pi.prompt("Which services retry on 503?");
-    assert.match(pi.status("context-guard") ?? "", /^🛡 −\d+(\.\d)?k · 1$/);
+    assert.match(pi.status("context-guard") ?? "", /^🛡 −\d+(\.\d)?k tok · 1 item$/);
 
     await pi.prompt("/guard");
     const report = pi.notifications.at(-1)?.message ?? "";

@@ -14,12 +14,12 @@ test(`Pi ${piVersion} TUI: 0 saved, distilling…, the savings, guard off`, asyn
     await tui.waitFor("🛡 0 saved");
     tui.submit("Which services retry on 503?");
     await tui.waitFor("🛡 distilling…");
-    const pane = await tui.waitFor(/🛡 −\d+(\.\d)?k · 1/);
+    const pane = await tui.waitFor(/🛡 −\d+(\.\d)?k tok · 1 item/);
     assert.doesNotMatch(pane, /distilling/);
     await tui.command("/guard off");
     await tui.waitFor("🛡 guard off");
     await tui.command("/guard on");
-    await tui.waitFor(/🛡 −\d+(\.\d)?k · 1/);
+    await tui.waitFor(/🛡 −\d+(\.\d)?k tok · 1 item/);
     assertNoPassFailure([tui.capture()]);
   } finally {
     tui.close();
@@ -60,7 +60,7 @@ test(`Pi ${piVersion} TUI: 🛡 distilling… at a mid-run checkpoint, while the
     const during = await tui.waitFor("🛡 distilling…");
     assert.doesNotMatch(during, /all done/, "the checkpoint ran before the run's answer");
     await tui.waitFor("all done", { timeoutMs: 30_000 });
-    await tui.waitFor(/🛡 −\d+(\.\d)?k · \d/);
+    await tui.waitFor(/🛡 −\d+(\.\d)?k tok · \d+ items?/);
     await tui.command("/guard");
     await tui.waitFor(/[1-9]\d* mid-run checkpoints?/);
     assertNoPassFailure([tui.capture()]);

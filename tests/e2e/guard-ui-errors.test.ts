@@ -140,7 +140,7 @@ for (const c of cases) {
 
       // The guard's own status, where setStatus works, shows the savings (in plain text without a theme).
       const status = pi.status(STATUS_KEY);
-      if (c.statusShown) assert.match(status ?? "", /^🛡 −[\d.]+k · 1$/);
+      if (c.statusShown) assert.match(status ?? "", /^🛡 −[\d.]+k tok · 1 item$/);
       else assert.equal(status, undefined);
     } finally {
       await pi.dispose();

@@ -24,6 +24,7 @@ interface Run {
   usage: RequestUsage[];
   bodies: Loose[];
   guard: string;
+  status: string | undefined;
 }
 
 /** The audit of 5 handlers, then `asked` follow-ups after `pauseMinutes` each, then `/guard`. */
@@ -52,7 +53,7 @@ async function run(settings: Record<string, unknown>, judge: "keeps 65%" | "orac
       }
       await pi.prompt("/guard");
       const guard = pi.notifications.map((n) => n.message).findLast((m) => m.includes("context-guard:")) ?? "";
-      return { branch: pi.branch(), usage: [...server.usage], bodies: [...server.bodies], guard };
+      return { branch: pi.branch(), usage: [...server.usage], bodies: [...server.bodies], guard, status: pi.status("context-guard") };
     } finally {
       await pi.dispose();
       await server.close();
@@ -118,6 +119,8 @@ test(`Pi ${piVersion}: with a judge that keeps what the work needs, the run end'
   assert.ok(decision.gainMicros >= decision.costMicros);
   assert.ok(edits(on.branch).length >= 5, "the reads are distilled at the run end");
   assert.ok(total(on) < total(off), `$${total(on).toFixed(5)} with the guard against $${total(off).toFixed(5)} without`);
+  // The status bar says its units: tokens kept out, and where the bill has prices, the dollars (issue 28).
+  assert.match(on.status ?? "", /^🛡 −[\d.]+k tok · saved (\$\d+\.\d\d|<\$0\.01)$/);
   // Off, the rule is not weighed: the same edits, and no outputs decision in the record.
   const ungated = await run({ runEndBreakEven: false }, "oracle", 1, 0);
   assert.equal(edits(ungated.branch).length, edits(on.branch).length);

@@ -533,7 +533,7 @@ mod tests {
         };
         let text = summary(&input);
         assert!(text.starts_with("context-guard: on\n"), "{text}");
-        assert!(text.contains("[🛡 −7.5k · 1]"), "{text}");
+        assert!(text.contains("[🛡 −7.5k tok · 1 item]"), "{text}");
         assert!(text.contains("last large outputs (run end, 412 ms):"), "{text}");
         assert!(
             text.contains(

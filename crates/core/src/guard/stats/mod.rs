@@ -43,13 +43,17 @@ pub enum Mark {
 }
 
 /// The status-bar text in two parts: `saved` is shown in the theme's success
-/// colour, `rest` dimmed. `text` is both together.
+/// colour, `rest` dimmed. `text` is both together. `rest` is `items` then
+/// `sigma`, so that the extension can put the dollars in place of the items
+/// where the bill has prices (issue 28: `🛡 −25k tok · saved $0.27`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusText {
     pub text: String,
     pub saved: String,
     pub rest: String,
+    pub items: String,
+    pub sigma: String,
 }
 
 /// What the rules read of a message: whether it is a user prompt or a tool
@@ -222,27 +226,26 @@ fn exchange_stub(entry: &Edited) -> Option<usize> {
         .then_some(visible.chars)
 }
 
-/// Seed 001's status texts for a guard that is on and ready: `🛡 0 saved`,
-/// `🛡 −4.2k · 1`, and after a compaction dropped earlier edits `🛡 0 · Σ−79k`
-/// or `🛡 −4.2k · 3 · Σ−83k` (Σ only when it is larger). Tokens are
-/// characters ÷ 4, Pi's estimate.
+/// The status texts for a guard that is on and ready (seed 001's, with their
+/// units, issue 28): `🛡 0 saved`, `🛡 −4.2k tok · 1 item`, and after a
+/// compaction dropped earlier edits `🛡 0 · Σ−79k tok` or `🛡 −4.2k tok ·
+/// 3 items · Σ−83k tok` (Σ, all the session kept out, only when it is larger).
+/// Tokens are characters ÷ 4, Pi's estimate.
 pub fn status_text(stats: &Stats) -> StatusText {
     let tokens = |chars: usize| status_count(chars.div_ceil(4));
     let sigma = if stats.compacted && stats.lifetime_chars > stats.saved_chars {
-        format!(" · Σ−{}", tokens(stats.lifetime_chars))
+        format!(" · Σ−{} tok", tokens(stats.lifetime_chars))
     } else {
         String::new()
     };
-    let (saved, rest) = if stats.items == 0 {
-        if sigma.is_empty() {
-            ("0 saved".to_string(), String::new())
-        } else {
-            ("0".to_string(), sigma)
-        }
-    } else {
-        (format!("−{}", tokens(stats.saved_chars)), format!(" · {}{sigma}", stats.items))
+    let (saved, items) = match stats.items {
+        0 if sigma.is_empty() => ("0 saved".to_string(), String::new()),
+        0 => ("0".to_string(), String::new()),
+        1 => (format!("−{} tok", tokens(stats.saved_chars)), " · 1 item".to_string()),
+        n => (format!("−{} tok", tokens(stats.saved_chars)), format!(" · {n} items")),
     };
-    StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest }
+    let rest = format!("{items}{sigma}");
+    StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest, items, sigma }
 }
 
 /// Tokens as the status bar shows them: `950`, `4.2k`, and whole thousands
@@ -333,14 +336,17 @@ mod tests {
         assert_eq!(status_text(&s).text, "🛡 0 saved");
         s.compacted = true;
         s.lifetime_chars = 316_000;
-        assert_eq!(status_text(&s).text, "🛡 0 · Σ−79k");
+        assert_eq!(status_text(&s).text, "🛡 0 · Σ−79k tok");
         s.items = 3;
         s.saved_chars = 16_800;
         let t = status_text(&s);
-        assert_eq!(t.text, "🛡 −4.2k · 3 · Σ−79k");
-        assert_eq!((t.saved.as_str(), t.rest.as_str()), ("🛡 −4.2k", " · 3 · Σ−79k"));
+        assert_eq!(t.text, "🛡 −4.2k tok · 3 items · Σ−79k tok");
+        assert_eq!((t.saved.as_str(), t.rest.as_str()), ("🛡 −4.2k tok", " · 3 items · Σ−79k tok"));
+        assert_eq!((t.items.as_str(), t.sigma.as_str()), (" · 3 items", " · Σ−79k tok"));
         s.compacted = false;
-        assert_eq!(status_text(&s).text, "🛡 −4.2k · 3");
+        assert_eq!(status_text(&s).text, "🛡 −4.2k tok · 3 items");
+        s.items = 1;
+        assert_eq!(status_text(&s).text, "🛡 −4.2k tok · 1 item");
     }
 
     #[test]
