@@ -40,6 +40,10 @@ export interface GuardBill {
   prices: "usage" | "catalog" | "usage and catalog" | "none";
   /** The figure in words, the same in every place that shows it. */
   line: string;
+  /** The one money answer, `saved $0.27 on this session's bill so far (est.)`; empty without prices or edits. */
+  answer: string;
+  /** The same in two words for the status bar: `saved $0.27`, `cost $0.01`, `saved <$0.01`. */
+  short: string;
 }
 
 /** What the guard keeps out of this session's window; `undefined` when the guard is off or cannot say. */

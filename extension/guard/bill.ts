@@ -86,14 +86,11 @@ export function catalogPrices(model: unknown): BillInput["catalog"] {
 }
 
 /**
- * The bill's answer in two words for the status bar: `saved $0.27`, `cost $0.01`, `saved <$0.01`;
- * undefined without prices or without an edit (the status then counts the items).
+ * The bill's answer in two words for the status bar (guard/bill.rs: `saved $0.27`, `cost $0.01`, `saved
+ * <$0.01`); undefined without prices or without an edit (the status then counts the items).
  */
 export function moneyWords(bill: GuardBill | undefined): string | undefined {
-  const net = bill?.netUsd;
-  if (!bill || bill.edits === 0 || typeof net !== "number" || !Number.isFinite(net)) return undefined;
-  const amount = Math.abs(net) < 0.01 ? "<$0.01" : `$${Math.abs(net).toFixed(2)}`;
-  return `${net < 0 ? "cost" : "saved"} ${amount}`;
+  return typeof bill?.short === "string" && bill.short !== "" ? bill.short : undefined;
 }
 
 /** The bill of a branch, or the core's error as a value. */

@@ -121,6 +121,9 @@ test(`Pi ${piVersion}: with a judge that keeps what the work needs, the run end'
   assert.ok(total(on) < total(off), `$${total(on).toFixed(5)} with the guard against $${total(off).toFixed(5)} without`);
   // The status bar says its units: tokens kept out, and where the bill has prices, the dollars (issue 28).
   assert.match(on.status ?? "", /^🛡 −[\d.]+k tok · saved (\$\d+\.\d\d|<\$0\.01)$/);
+  // /guard's first line answers "does it save me money?" with the same figure.
+  const short = /saved (\$\d+\.\d\d|<\$0\.01)$/.exec(on.status ?? "")?.[0];
+  assert.ok(on.guard.startsWith(`context-guard: on — ${short} on this session's bill so far (est.)\n`), on.guard.split("\n")[0]);
   // Off, the rule is not weighed: the same edits, and no outputs decision in the record.
   const ungated = await run({ runEndBreakEven: false }, "oracle", 1, 0);
   assert.equal(edits(ungated.branch).length, edits(on.branch).length);

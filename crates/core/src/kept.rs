@@ -65,6 +65,11 @@ pub struct Bill {
     pub prices: String,
     /// The figure in words, the same in `/guard`, `/context`, the export and the audit.
     pub line: String,
+    /// The one money answer (issue 28): `saved $0.27 on this session's bill so far (est.)` or `cost
+    /// $0.01 more on this session's bill so far (est.)`; empty without prices or without an edit.
+    pub answer: String,
+    /// The same in two words, for the status bar: `saved $0.27`, `cost $0.01`, `saved <$0.01`.
+    pub short: String,
 }
 
 impl Bill {
@@ -85,6 +90,8 @@ impl Bill {
             write_price: f.number("writePrice"),
             prices: f.string("prices"),
             line,
+            answer: f.string("answer"),
+            short: f.string("short"),
         })
     }
 }

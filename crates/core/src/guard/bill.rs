@@ -336,8 +336,16 @@ pub fn bill(input: &BillInput) -> Bill {
         write_price: saved_usd.and(write).map(|w| w * 1e6),
         prices: prices.to_string(),
         line: String::new(),
+        answer: String::new(),
+        short: String::new(),
     };
     b.line = line(&b, saved_cold > 0.0);
+    if let Some(net) = b.net_usd.filter(|n| n.is_finite() && b.edits > 0) {
+        let amount = if net.abs() < 0.01 { "<$0.01".to_string() } else { format!("${}", fixed(net.abs(), 2)) };
+        b.short = format!("{} {amount}", if net < 0.0 { "cost" } else { "saved" });
+        let more = if net < 0.0 { " more" } else { "" };
+        b.answer = format!("{}{more} on this session's bill so far (est.)", b.short);
+    }
     b
 }
 
@@ -441,6 +449,8 @@ mod tests {
         assert_eq!(b.prices, "usage");
         near(b.read_price.unwrap(), 0.3);
         near(b.write_price.unwrap(), 3.75);
+        assert_eq!(b.answer, "cost $0.01 more on this session's bill so far (est.)");
+        assert_eq!(b.short, "cost $0.01");
         assert_eq!(
             b.line,
             "lost ~$0.0134 (est. from Pi's recorded usage and the guard's records: reads saved $0.0024 for 8.0k \
@@ -521,6 +531,10 @@ mod tests {
         near(b.rewrite_usd.unwrap(), 100.0 * 1.5 / M);
         near(b.net_usd.unwrap(), 3_000.0 * 0.5 / M - 100.0 * 1.5 / M);
         assert!(b.line.starts_with("saved ~$0.001"), "{}", b.line);
+        assert_eq!(
+            (b.short.as_str(), b.answer.as_str()),
+            ("saved <$0.01", "saved <$0.01 on this session's bill so far (est.)")
+        );
     }
 
     #[test]

@@ -218,7 +218,13 @@ pub fn summary(input: &SummaryInput) -> String {
     } else {
         "on".to_string()
     };
-    lines.push(format!("context-guard: {state}"));
+    // The first line answers "does it save me money?" where the bill can (issue 28).
+    match s.bill.as_ref().filter(|b| !b.answer.is_empty()) {
+        Some(bill) if input.enabled && input.model_problem.is_none() => {
+            lines.push(format!("context-guard: {state} — {}", bill.answer))
+        }
+        _ => lines.push(format!("context-guard: {state}")),
+    }
     lines.push(format!("  model: {}", sanitize_line(&input.model, 100)));
     lines.push(format!("  settings: {}", sanitize_line(&input.settings_path, 200)));
     for w in &input.warnings {
@@ -562,8 +568,14 @@ mod tests {
         let text = summary(&input);
         assert!(text.contains(&format!("\n  net effect on the main model's bill so far: {}\n", b.line)), "{text}");
         assert!(b.line.starts_with("lost ~$0.0132 (est. from Pi's recorded usage"), "{}", b.line);
+        // The first line answers the question, in dollars (issue 28).
+        assert!(
+            text.starts_with("context-guard: on — cost $0.01 more on this session's bill so far (est.)\n"),
+            "{text}"
+        );
         let input = SummaryInput::from_value(json!({ "enabled": true, "stats": { "runs": 1 } }));
-        assert!(!summary(&input).contains("net effect"));
+        let text = summary(&input);
+        assert!(!text.contains("net effect") && text.starts_with("context-guard: on\n"), "{text}");
     }
 
     #[test]
