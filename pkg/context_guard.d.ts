@@ -119,13 +119,14 @@ export function guardBill(input: string): string;
  *   joined, as UTF-16 code units in little-endian bytes (Node's
  *   `buffer.write(heads, "utf16le")`, one native copy);
  * - `marks`: the branch's records and compactions, six numbers each, from a `Float64Array`;
+ * - `money`: the bill's two words for the status bar (`saved $0.27`), or empty;
  * - `image_head(index, chars)`: a prefix of an image's base64 data, asked
  *   only for images in edited entries and only as far as its dimensions
  *   need. A throw or a non-string reads as no data (an unreadable image).
  *
  * wasm-bindgen copies the three arrays into the module's memory in one step each.
  */
-export function guardSavings(shape: Uint32Array | number[], heads: Uint8Array | number[], marks: Float64Array | number[], image_head: (index: number, chars: number) => string): string;
+export function guardSavings(shape: Uint32Array | number[], heads: Uint8Array | number[], marks: Float64Array | number[], money: string, image_head: (index: number, chars: number) => string): string;
 
 /**
  * The `/guard` report, from the JSON text of a `SummaryInput`.
@@ -239,7 +240,7 @@ export interface InitOutput {
     readonly finishPass: (a: number, b: number, c: number) => [number, number, number, number];
     readonly fitSegment: (a: number, b: number, c: number, d: number) => [number, number];
     readonly guardBill: (a: number, b: number) => [number, number, number, number];
-    readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: any) => [number, number];
+    readonly guardSavings: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: any) => [number, number];
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly judgeSystemPrompt: () => [number, number];

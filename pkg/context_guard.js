@@ -411,6 +411,7 @@ export function guardBill(input) {
  *   joined, as UTF-16 code units in little-endian bytes (Node's
  *   `buffer.write(heads, "utf16le")`, one native copy);
  * - `marks`: the branch's records and compactions, six numbers each, from a `Float64Array`;
+ * - `money`: the bill's two words for the status bar (`saved $0.27`), or empty;
  * - `image_head(index, chars)`: a prefix of an image's base64 data, asked
  *   only for images in edited entries and only as far as its dimensions
  *   need. A throw or a non-string reads as no data (an unreadable image).
@@ -419,14 +420,15 @@ export function guardBill(input) {
  * @param {Uint32Array | number[]} shape
  * @param {Uint8Array | number[]} heads
  * @param {Float64Array | number[]} marks
+ * @param {string} money
  * @param {(index: number, chars: number) => string} image_head
  * @returns {string}
  */
-export function guardSavings(shape, heads, marks, image_head) {
-    let deferred4_0;
-    let deferred4_1;
+export function guardSavings(shape, heads, marks, money, image_head) {
+    let deferred5_0;
+    let deferred5_1;
     try {
-        let ptr0, len0, ptr1, len1, ptr2, len2;
+        let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
         try {
             ptr0 = passArray32ToWasm0(shape, wasm.__wbindgen_malloc);
             len0 = WASM_VECTOR_LEN;
@@ -434,18 +436,21 @@ export function guardSavings(shape, heads, marks, image_head) {
             len1 = WASM_VECTOR_LEN;
             ptr2 = passArrayF64ToWasm0(marks, wasm.__wbindgen_malloc);
             len2 = WASM_VECTOR_LEN;
+            ptr3 = passStringToWasm0(money, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len3 = WASM_VECTOR_LEN;
         } catch (e) {
+            if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
             if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 8, 8); }
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
             if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 4, 4); }
             throw e;
         }
-        const ret = wasm.guardSavings(ptr0, len0, ptr1, len1, ptr2, len2, image_head);
-        deferred4_0 = ret[0];
-        deferred4_1 = ret[1];
+        const ret = wasm.guardSavings(ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, image_head);
+        deferred5_0 = ret[0];
+        deferred5_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
-        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+        wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
     }
 }
 

@@ -85,14 +85,6 @@ export function catalogPrices(model: unknown): BillInput["catalog"] {
   return { input: num(cost.input), cacheRead: num(cost.cacheRead), cacheWrite: num(cost.cacheWrite) };
 }
 
-/**
- * The bill's answer in two words for the status bar (guard/bill.rs: `saved $0.27`, `cost $0.01`, `saved
- * <$0.01`); undefined without prices or without an edit (the status then counts the items).
- */
-export function moneyWords(bill: GuardBill | undefined): string | undefined {
-  return typeof bill?.short === "string" && bill.short !== "" ? bill.short : undefined;
-}
-
 /** The bill of a branch, or the core's error as a value. */
 export function billOf(events: BillEvent[], catalog: BillInput["catalog"]): { ok: true; value: GuardBill } | { ok: false; error: string } {
   return callCore(() => guardCore.bill({ events, catalog }));

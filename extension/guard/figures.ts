@@ -230,8 +230,8 @@ export function statsInput(ctx: ExtensionContext): { input: SavingsColumns; reco
 }
 
 /** The figures and the status text, or the core's error. */
-export function guardFigures(ctx: ExtensionContext): { ok: true; value: { stats: GuardStats; status: StatusText } } | { ok: false; error: string } {
-  return callCore(() => guardCore.savings(statsInput(ctx).input));
+export function guardFigures(ctx: ExtensionContext, money = ""): { ok: true; value: { stats: GuardStats; status: StatusText } } | { ok: false; error: string } {
+  return callCore(() => guardCore.savings(statsInput(ctx).input, money));
 }
 
 /**

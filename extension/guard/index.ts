@@ -16,7 +16,7 @@ import { say, say as sayInUi, setStatus } from "../ui.ts";
 import { classifyAndFinish, earlierRunCounts, passInput, registerCheckpoint, type SavedRuns, type SkipNote, useSavedRuns } from "./checkpoint.ts";
 import { exchangeSource } from "./collect.ts";
 import { guardFigures, statsInput } from "./figures.ts";
-import { moneyWords, sessionBill } from "./bill.ts";
+import { sessionBill } from "./bill.ts";
 import { classifierWindow, findClassifier, judgePrice, listModels, modelKey, withSuggestion } from "./model.ts";
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerOpening } from "./lapse.ts";
@@ -113,15 +113,13 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         showProblem(ctx, lookup.status);
         return undefined;
       }
-      const figures = guardFigures(ctx);
+      // Where the bill has prices, its two words stand in place of the items: `🛡 −25k tok · saved $0.27`.
+      const figures = guardFigures(ctx, sessionBill(ctx)?.short ?? "");
       if (!figures.ok) {
         warnOnce(ctx, `cannot compute the savings: ${figures.error}`);
         return undefined;
       }
-      const status = figures.value.status;
-      // Where the bill has prices, the dollars in place of the items: `🛡 −25k tok · saved $0.27`.
-      const money = status.items ? moneyWords(sessionBill(ctx)) : undefined;
-      showSaved(ctx, status.saved, money ? ` · ${money}${status.sigma}` : status.rest);
+      showSaved(ctx, figures.value.status.saved, figures.value.status.rest);
       return figures.value.stats;
     } catch (error) {
       warnOnce(ctx, `status failed: ${(error as Error).message}`);

@@ -90,7 +90,7 @@ export interface StatusText {
   text: string;
   saved: string;
   rest: string;
-  /** `rest`'s parts: ` · 3 items`, then ` · Σ−79k tok` after a compaction (or empty). */
+  /** `rest`'s parts without the dollars: ` · 3 items`, then ` · Σ−79k tok` after a compaction (or empty). */
   items: string;
   sigma: string;
 }
@@ -263,8 +263,9 @@ export const guardCore = {
     ),
   recall: (request: RecallRequest): RecallReply => JSON.parse(wasm.recall(JSON.stringify(request))),
   recallToolInfo: (): RecallToolInfo => JSON.parse(wasm.recallToolInfo()),
-  savings: (c: SavingsColumns): { stats: GuardStats; status: StatusText } =>
-    JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
+  /** `money`: the bill's two words (`saved $0.27`) the status text puts in place of the items, or "". */
+  savings: (c: SavingsColumns, money = ""): { stats: GuardStats; status: StatusText } =>
+    JSON.parse(wasm.guardSavings(c.shape, headUnits(c.heads), c.marks, money, (index, chars) => c.images[index]?.slice(0, chars) ?? "")),
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
   /** The guard's net effect on the main model's bill (guard/bill.rs) from the branch's events (`guard/bill.ts`). */
   bill: (input: BillInput): GuardBill => JSON.parse(wasm.guardBill(JSON.stringify(input))),

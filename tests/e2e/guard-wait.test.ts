@@ -124,6 +124,7 @@ test(`Pi ${piVersion}: with a judge that keeps what the work needs, the run end'
   // /guard's first line answers "does it save me money?" with the same figure.
   const short = /saved (\$\d+\.\d\d|<\$0\.01)$/.exec(on.status ?? "")?.[0];
   assert.ok(on.guard.startsWith(`context-guard: on — ${short} on this session's bill so far (est.)\n`), on.guard.split("\n")[0]);
+  assert.ok(on.guard.includes(`[${on.status}]`), "its status in brackets is the status bar's, dollars and all");
   // Off, the rule is not weighed: the same edits, and no outputs decision in the record.
   const ungated = await run({ runEndBreakEven: false }, "oracle", 1, 0);
   assert.equal(edits(ungated.branch).length, edits(on.branch).length);

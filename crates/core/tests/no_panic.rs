@@ -595,7 +595,7 @@ fn savings_columns_never_panic_and_count_at_most_what_they_hold() {
             .map(|_| [0.0, 1.0, 2.0, -1.0, f64::NAN, f64::INFINITY, 1e300, rng.below(10_000) as f64][rng.below(8)])
             .collect();
         let images = [png.to_string(), format!("data:image/png;base64,{png}"), text(&mut rng, 8), String::new()];
-        let json = columns_json(&shape, &heads, &marks, |index, chars| {
+        let json = columns_json(&shape, &heads, &marks, "saved $0.27", |index, chars| {
             js_prefix(&images[index % images.len()], chars.min(1 << 20)).to_string()
         });
         let figures: Value = serde_json::from_str(&json).unwrap();

@@ -26,14 +26,15 @@ extern "C" {
 ///   joined, as UTF-16 code units in little-endian bytes (Node's
 ///   `buffer.write(heads, "utf16le")`, one native copy);
 /// - `marks`: the branch's records and compactions, six numbers each, from a `Float64Array`;
+/// - `money`: the bill's two words for the status bar (`saved $0.27`), or empty;
 /// - `image_head(index, chars)`: a prefix of an image's base64 data, asked
 ///   only for images in edited entries and only as far as its dimensions
 ///   need. A throw or a non-string reads as no data (an unreadable image).
 ///
 /// wasm-bindgen copies the three arrays into the module's memory in one step each.
 #[wasm_bindgen(js_name = guardSavings)]
-pub fn guard_savings(shape: &[u32], heads: &[u8], marks: &[f64], image_head: &ImageHead) -> String {
-    stats::columns_json(shape, heads, marks, |index, chars| {
+pub fn guard_savings(shape: &[u32], heads: &[u8], marks: &[f64], money: &str, image_head: &ImageHead) -> String {
+    stats::columns_json(shape, heads, marks, money, |index, chars| {
         let (Ok(index), Ok(chars)) = (u32::try_from(index), u32::try_from(chars)) else { return String::new() };
         image_head.call(&JsValue::UNDEFINED, index, chars).ok().and_then(|text| text.as_string()).unwrap_or_default()
     })

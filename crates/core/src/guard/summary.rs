@@ -230,7 +230,8 @@ pub fn summary(input: &SummaryInput) -> String {
     for w in &input.warnings {
         lines.push(format!("  warning: {}", sanitize_line(w, 200)));
     }
-    let status = status_text(s);
+    // The same text as the status bar, the bill's two words in place of the items where it has prices.
+    let status = status_text(s, s.bill.as_ref().map_or("", |b| b.short.as_str()));
     lines.push(format!(
         "  kept out of the window now: ~{} tokens ({} chars) by {} item{}   [{}]",
         short_count(s.saved_chars.div_ceil(4)),

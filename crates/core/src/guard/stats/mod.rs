@@ -43,9 +43,8 @@ pub enum Mark {
 }
 
 /// The status-bar text in two parts: `saved` is shown in the theme's success
-/// colour, `rest` dimmed. `text` is both together. `rest` is `items` then
-/// `sigma`, so that the extension can put the dollars in place of the items
-/// where the bill has prices (issue 28: `🛡 −25k tok · saved $0.27`).
+/// colour, `rest` dimmed. `text` is both together. `rest` is `items` (or the
+/// bill's two words in their place, [`status_text`]) then `sigma`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusText {
@@ -230,8 +229,10 @@ fn exchange_stub(entry: &Edited) -> Option<usize> {
 /// units, issue 28): `🛡 0 saved`, `🛡 −4.2k tok · 1 item`, and after a
 /// compaction dropped earlier edits `🛡 0 · Σ−79k tok` or `🛡 −4.2k tok ·
 /// 3 items · Σ−83k tok` (Σ, all the session kept out, only when it is larger).
-/// Tokens are characters ÷ 4, Pi's estimate.
-pub fn status_text(stats: &Stats) -> StatusText {
+/// Tokens are characters ÷ 4, Pi's estimate. `money` is the bill's two words
+/// (`kept::Bill::short`, `saved $0.27`), empty without prices: where given,
+/// they stand in place of the items (`🛡 −25k tok · saved $0.27`).
+pub fn status_text(stats: &Stats, money: &str) -> StatusText {
     let tokens = |chars: usize| status_count(chars.div_ceil(4));
     let sigma = if stats.compacted && stats.lifetime_chars > stats.saved_chars {
         format!(" · Σ−{} tok", tokens(stats.lifetime_chars))
@@ -244,7 +245,8 @@ pub fn status_text(stats: &Stats) -> StatusText {
         1 => (format!("−{} tok", tokens(stats.saved_chars)), " · 1 item".to_string()),
         n => (format!("−{} tok", tokens(stats.saved_chars)), format!(" · {n} items")),
     };
-    let rest = format!("{items}{sigma}");
+    let rest =
+        if money.is_empty() || items.is_empty() { format!("{items}{sigma}") } else { format!(" · {money}{sigma}") };
     StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest, items, sigma }
 }
 
@@ -276,13 +278,20 @@ fn finite(n: f64) -> f64 {
 
 /// `{ stats, status }` as JSON text, from the columns the status bar packs
 /// (see [`columns`]).
-pub fn columns_json(shape: &[u32], heads: &[u8], marks: &[f64], image: impl FnMut(usize, usize) -> String) -> String {
+/// `money`: the bill's two words for the status bar, or empty ([`status_text`]).
+pub fn columns_json(
+    shape: &[u32],
+    heads: &[u8],
+    marks: &[f64],
+    money: &str,
+    image: impl FnMut(usize, usize) -> String,
+) -> String {
     let (edited, marks) = columns::read(shape, heads, marks, image);
-    figures_json(&tally(&edited, &marks))
+    figures_json(&tally(&edited, &marks), money)
 }
 
-fn figures_json(stats: &Stats) -> String {
-    let status = status_text(stats);
+fn figures_json(stats: &Stats, money: &str) -> String {
+    let status = status_text(stats, money);
     // A struct, not `json!`: that would pull serde_json's value serializer into the wasm.
     #[derive(Serialize)]
     struct Out<'a> {
@@ -333,20 +342,25 @@ mod tests {
     #[test]
     fn status_texts_follow_the_reference() {
         let mut s = Stats::default();
-        assert_eq!(status_text(&s).text, "🛡 0 saved");
+        assert_eq!(status_text(&s, "").text, "🛡 0 saved");
+        assert_eq!(status_text(&s, "saved $0.27").text, "🛡 0 saved", "no edit: no dollars");
         s.compacted = true;
         s.lifetime_chars = 316_000;
-        assert_eq!(status_text(&s).text, "🛡 0 · Σ−79k tok");
+        assert_eq!(status_text(&s, "").text, "🛡 0 · Σ−79k tok");
         s.items = 3;
         s.saved_chars = 16_800;
-        let t = status_text(&s);
+        let t = status_text(&s, "");
         assert_eq!(t.text, "🛡 −4.2k tok · 3 items · Σ−79k tok");
         assert_eq!((t.saved.as_str(), t.rest.as_str()), ("🛡 −4.2k tok", " · 3 items · Σ−79k tok"));
         assert_eq!((t.items.as_str(), t.sigma.as_str()), (" · 3 items", " · Σ−79k tok"));
         s.compacted = false;
-        assert_eq!(status_text(&s).text, "🛡 −4.2k tok · 3 items");
+        assert_eq!(status_text(&s, "").text, "🛡 −4.2k tok · 3 items");
+        let priced = status_text(&s, "saved $0.27");
+        assert_eq!((priced.text.as_str(), priced.rest.as_str()), ("🛡 −4.2k tok · saved $0.27", " · saved $0.27"));
         s.items = 1;
-        assert_eq!(status_text(&s).text, "🛡 −4.2k tok · 1 item");
+        assert_eq!(status_text(&s, "").text, "🛡 −4.2k tok · 1 item");
+        s.compacted = true;
+        assert_eq!(status_text(&s, "cost $0.01").text, "🛡 −4.2k tok · cost $0.01 · Σ−79k tok");
     }
 
     #[test]
