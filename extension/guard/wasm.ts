@@ -90,9 +90,6 @@ export interface StatusText {
   text: string;
   saved: string;
   rest: string;
-  /** `rest`'s parts without the dollars: ` · 3 items`, then ` · Σ−79k tok` after a compaction (or empty). */
-  items: string;
-  sigma: string;
 }
 
 export interface SummaryInput {

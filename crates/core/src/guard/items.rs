@@ -271,8 +271,6 @@ pub struct PlannedSmall {
     pub request: usize,
     /// Context characters from this entry to the end (the cache rewrite its edit causes).
     pub rewrite_chars: usize,
-    /// Its entry's index in the pass's context.
-    pub entry_index: usize,
     /// Requests expected to carry it after a run end (`pass::gate::later_by_index`).
     pub later: usize,
 }
@@ -288,7 +286,6 @@ impl PlannedSmall {
             key: f.string("key"),
             request: f.count("request"),
             rewrite_chars: f.count("rewriteChars"),
-            entry_index: f.count("entryIndex"),
             later: f.count("later"),
         }
     }

@@ -267,11 +267,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
                 if !text.trim().is_empty() {
                     texts.push(text);
                 }
-                for b in content {
-                    if let Block::ToolCall { id, name, arguments } = b {
-                        calls.push((id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() }));
-                    }
-                }
+                push_calls(content, &mut calls);
             }
             _ => {}
         }
@@ -358,20 +354,23 @@ pub fn waiting_outputs(entries: &[ContextEntry], run: &Run, ids: &[&str], settin
         return Vec::new();
     }
     let mut calls = Vec::new();
-    for e in entries.get(..run.prompt_index).unwrap_or(&[]) {
-        for m in &e.messages {
-            if let Message::Assistant { content, .. } = m {
-                for b in content {
-                    if let Block::ToolCall { id, name, arguments } = b {
-                        calls.push((id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() }));
-                    }
-                }
-            }
+    for m in entries.get(..run.prompt_index).unwrap_or(&[]).iter().flat_map(|e| &e.messages) {
+        if let Message::Assistant { content, .. } = m {
+            push_calls(content, &mut calls);
         }
     }
     let calls = Calls::from_unsorted(calls);
     let before = run.prompt_index;
     outputs_where(entries, &calls, settings, &mut |i, id| i < before && ids.contains(&id))
+}
+
+/// The tool calls of an assistant message's blocks, by id, onto `calls`.
+fn push_calls(content: &[Block], calls: &mut Vec<(String, ToolCall)>) {
+    for b in content {
+        if let Block::ToolCall { id, name, arguments } = b {
+            calls.push((id.clone(), ToolCall { name: name.clone(), arguments: arguments.clone() }));
+        }
+    }
 }
 
 /// The outputs at the entries `at` takes (index, id) that pass the candidate rules.

@@ -315,7 +315,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         }
     }
 
-    let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure);
+    let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure, &[]);
     // The judge's break-even where the others apply: not for room before compacting.
     if input.gates == Gates::MidRun {
         if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far) {

@@ -189,7 +189,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     });
     break_even.extend(choice.map(|c| c.decision));
     for p in pending {
-        if choice.is_none_or(|c| c.takes(&p.candidate)) {
+        if choice.is_none_or(|c| c.takes(p.candidate.rewrite)) {
             saved = saved.saturating_add(p.candidate.saved);
             other_rewrite = other_rewrite.max(p.candidate.rewrite);
             edits.push(p.draft);

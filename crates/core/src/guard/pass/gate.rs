@@ -40,9 +40,9 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// Whether the candidate is in the chosen set.
-    pub fn takes(&self, c: &Candidate) -> bool {
-        self.rewrite.is_some_and(|r| c.rewrite <= r)
+    /// Whether an edit whose rewrite starts at `rewrite` (a candidate's) is in the chosen set.
+    pub fn takes(&self, rewrite: usize) -> bool {
+        self.rewrite.is_some_and(|r| rewrite <= r)
     }
 }
 
@@ -137,13 +137,13 @@ mod tests {
         last[4].saved = 13_300;
         let choice = best(&last, 0, &outlook());
         assert_eq!(choice.rewrite, Some(14_200));
-        assert!(choice.takes(&last[4]) && !choice.takes(&last[3]));
+        assert!(choice.takes(last[4].rewrite) && !choice.takes(last[3].rewrite));
         assert_eq!((choice.decision.gain_micros, choice.decision.cost_micros), (997, 776));
         // Every read judged 95% gone: all five together gain the most.
         let strong: Vec<Candidate> = (0..5).map(|k| c(k, 13_300)).collect();
         let choice = best(&strong, 0, &outlook());
         assert_eq!(choice.rewrite, Some(71_000));
-        assert!(strong.iter().all(|c| choice.takes(c)));
+        assert!(strong.iter().all(|c| choice.takes(c.rewrite)));
     }
 
     #[test]

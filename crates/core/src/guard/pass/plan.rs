@@ -41,8 +41,6 @@ pub struct PlannedItems {
     pub requests: Vec<ClassifierContext>,
     pub outputs: Vec<PlannedOutput>,
     pub large_rewrite: Vec<usize>,
-    /// Per large output, its entry's index.
-    pub large_index: Vec<usize>,
     pub small: Vec<PlannedSmall>,
     pub exchanges: Vec<PlannedExchange>,
     /// What the requests do not carry: secrets, and outputs of secret files.
@@ -178,13 +176,7 @@ pub fn plan(input: &PassInput) -> Plan {
         let later = gate::later_by_index(entries);
         let other = images.iter().filter(|im| !im.before_run).map(|im| im.rewrite_chars).max().unwrap_or(0);
         break_even.extend(gate_before_judge(input, &mut items, &later, other, &measure, &mut waiting));
-        planned = plan_items(items, entries, &run, s, &measure);
-        for (o, l) in planned.outputs.iter_mut().zip(&planned.large_index) {
-            o.later = later.get(*l).copied().unwrap_or(1);
-        }
-        for x in &mut planned.small {
-            x.later = later.get(x.entry_index).copied().unwrap_or(1);
-        }
+        planned = plan_items(items, entries, &run, s, &measure, &later);
         judge = weigh_judge(input.judge, &planned, requests_so_far).filter(|w| w.cost_micros > w.saving_micros);
         if judge.is_some() {
             // Not one request: old images still go, they need none.
@@ -289,7 +281,7 @@ fn gate_before_judge(
         ..Outlook::default()
     };
     let choice = gate::best(&candidates, other_rewrite, &outlook);
-    let wait = |o: &Output| !choice.takes(&candidate(o));
+    let wait = |o: &Output| !choice.takes(measure.from(o.entry_index));
     let mut left = |o: &Output, kind| {
         waiting.push(super::Waiting {
             kind,
@@ -312,24 +304,36 @@ fn gate_before_judge(
 
 /// The requests of chosen items, all in one list (large outputs by segment,
 /// then small outputs and exchanges in batches), with each item's cache
-/// rewrite from `measure`. A checkpoint's run (`run.mid_run`) gets the
+/// rewrite from `measure` and, by entry index, the requests `later` expected to
+/// carry it after a run end (`gate::later_by_index`; empty: 1, a checkpoint
+/// weighs its own). A checkpoint's run (`run.mid_run`) gets the
 /// checkpoint's requests: each large output also carries the calls made
 /// after it and whether one superseded it.
-pub fn plan_items(items: Items, entries: &[ContextEntry], run: &Run, s: &Settings, measure: &Rewrite) -> PlannedItems {
+pub fn plan_items(
+    items: Items,
+    entries: &[ContextEntry],
+    run: &Run,
+    s: &Settings,
+    measure: &Rewrite,
+    later: &[usize],
+) -> PlannedItems {
+    let later_of = |i: usize| later.get(i).copied().unwrap_or(1);
     let mut out = PlannedItems::default();
     let calls = if run.mid_run { run_calls(entries, run) } else { Vec::new() };
     // Each call labelled once: every output before it lists it.
     let labels: Vec<String> = calls.iter().map(|(_, n, a)| tool_label(n, a)).collect();
     for o in items.large {
         out.large_rewrite.push(measure.from(o.entry_index));
-        out.large_index.push(o.entry_index);
         let first_later = calls.iter().position(|(i, _, _)| *i > o.entry_index).unwrap_or(calls.len());
-        let later = calls.get(first_later..).unwrap_or(&[]).iter().map(|(_, n, a)| (*n, *a));
-        let superseded = superseded_by(&o.tool, &o.arguments, later);
+        let later_calls = calls.get(first_later..).unwrap_or(&[]).iter().map(|(_, n, a)| (*n, *a));
+        let superseded = superseded_by(&o.tool, &o.arguments, later_calls);
         let later_labels = labels.get(first_later..).unwrap_or(&[]);
-        out.outputs.push(plan_large(o, run, s, later_labels, superseded.as_deref(), &mut out.requests));
+        let requests_after = later_of(o.entry_index);
+        let mut planned = plan_large(o, run, s, later_labels, superseded.as_deref(), &mut out.requests);
+        planned.later = requests_after;
+        out.outputs.push(planned);
     }
-    plan_small(items.small, run, s, measure, &mut out.requests, &mut out.small);
+    plan_small(items.small, run, s, measure, &later_of, &mut out.requests, &mut out.small);
     plan_exchanges(items.exchanges, entries, run, s, measure, &mut out.requests, &mut out.exchanges);
     // The one step every request to the judge passes before it leaves (issue 18).
     out.withheld.files = secret_file_labels(run, s);
@@ -417,6 +421,7 @@ fn plan_small(
     run: &Run,
     s: &Settings,
     measure: &Rewrite,
+    later_of: &dyn Fn(usize) -> usize,
     requests: &mut Vec<ClassifierContext>,
     out: &mut Vec<PlannedSmall>,
 ) {
@@ -437,8 +442,7 @@ fn plan_small(
                 key: key.clone(),
                 request,
                 rewrite_chars: measure.from(c.output.entry_index),
-                entry_index: c.output.entry_index,
-                later: 0,
+                later: later_of(c.output.entry_index),
             });
             batch.push((key, item.clone()));
         }

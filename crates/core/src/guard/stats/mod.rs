@@ -43,16 +43,13 @@ pub enum Mark {
 }
 
 /// The status-bar text in two parts: `saved` is shown in the theme's success
-/// colour, `rest` dimmed. `text` is both together. `rest` is `items` (or the
-/// bill's two words in their place, [`status_text`]) then `sigma`.
+/// colour, `rest` dimmed. `text` is both together.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusText {
     pub text: String,
     pub saved: String,
     pub rest: String,
-    pub items: String,
-    pub sigma: String,
 }
 
 /// What the rules read of a message: whether it is a user prompt or a tool
@@ -247,7 +244,7 @@ pub fn status_text(stats: &Stats, money: &str) -> StatusText {
     };
     let rest =
         if money.is_empty() || items.is_empty() { format!("{items}{sigma}") } else { format!(" · {money}{sigma}") };
-    StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest, items, sigma }
+    StatusText { text: format!("🛡 {saved}{rest}"), saved: format!("🛡 {saved}"), rest }
 }
 
 /// Tokens as the status bar shows them: `950`, `4.2k`, and whole thousands
@@ -352,7 +349,6 @@ mod tests {
         let t = status_text(&s, "");
         assert_eq!(t.text, "🛡 −4.2k tok · 3 items · Σ−79k tok");
         assert_eq!((t.saved.as_str(), t.rest.as_str()), ("🛡 −4.2k tok", " · 3 items · Σ−79k tok"));
-        assert_eq!((t.items.as_str(), t.sigma.as_str()), (" · 3 items", " · Σ−79k tok"));
         s.compacted = false;
         assert_eq!(status_text(&s, "").text, "🛡 −4.2k tok · 3 items");
         let priced = status_text(&s, "saved $0.27");
