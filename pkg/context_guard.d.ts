@@ -47,6 +47,11 @@ export class Pass {
      */
     readonly gate: string | undefined;
     /**
+     * How many tool outputs the pass asks about, then the entries it
+     * would edit, one a line (`PassState::held`).
+     */
+    readonly held: string;
+    /**
      * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
      * `below-min-run-chars`, `no-classifier`; for a checkpoint also
      * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`;
@@ -147,6 +152,14 @@ export function judgePrompt(state: string, questions: string): string;
 export function judgeSystemPrompt(): string;
 
 /**
+ * Before step two, when the judge answered after the boundary the pass was
+ * planned at (guard.md §5a): checks and re-weighs the plan against the
+ * context now, the `PassInput` in `planPass`'s form, `ms` after planning
+ * (`pass::land`). The ids of the items dropped, one a line.
+ */
+export function landPass(pass: Pass, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[], ms: number, in_request: boolean): string;
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  */
 export function parseSettings(json: string): string;
@@ -244,8 +257,10 @@ export interface InitOutput {
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly judgeSystemPrompt: () => [number, number];
+    readonly landPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly pass_gate: (a: number) => [number, number];
+    readonly pass_held: (a: number) => [number, number];
     readonly pass_skipped: (a: number) => [number, number];
     readonly pass_takeRequests: (a: number) => [number, number];
     readonly planCheckpoint: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];

@@ -133,6 +133,23 @@ export class Pass {
         return v1;
     }
     /**
+     * How many tool outputs the pass asks about, then the entries it
+     * would edit, one a line (`PassState::held`).
+     * @returns {string}
+     */
+    get held() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.pass_held(this.__wbg_ptr);
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+        }
+    }
+    /**
      * Why there is nothing to ask, if so: `off`, `no-run`, `no-large-outputs`,
      * `below-min-run-chars`, `no-classifier`; for a checkpoint also
      * `mid-run-off`, `nothing-eligible`, `below-batch`, `not-paying-off`;
@@ -533,6 +550,55 @@ export function judgeSystemPrompt() {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
+ * Before step two, when the judge answered after the boundary the pass was
+ * planned at (guard.md §5a): checks and re-weighs the plan against the
+ * context now, the `PassInput` in `planPass`'s form, `ms` after planning
+ * (`pass::land`). The ids of the items dropped, one a line.
+ * @param {Pass} pass
+ * @param {Uint8Array | number[]} input
+ * @param {Uint8Array | number[]} texts
+ * @param {Uint32Array | number[]} lengths
+ * @param {number} ms
+ * @param {boolean} in_request
+ * @returns {string}
+ */
+export function landPass(pass, input, texts, lengths, ms, in_request) {
+    let deferred7_0;
+    let deferred7_1;
+    try {
+        _assertClass(pass, Pass);
+        const val4 = +ms;
+        const val5 = +in_request;
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(texts, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.landPass(pass.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, val4, val5);
+        var ptr6 = ret[0];
+        var len6 = ret[1];
+        if (ret[3]) {
+            ptr6 = 0; len6 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred7_0 = ptr6;
+        deferred7_1 = len6;
+        return getStringFromWasm0(ptr6, len6);
+    } finally {
+        wasm.__wbindgen_free(deferred7_0, deferred7_1, 1);
     }
 }
 

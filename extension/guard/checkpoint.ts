@@ -16,8 +16,9 @@ import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
 import { cacheFacts, safeBranch } from "./cache-facts.ts";
 import { judgeClassify } from "./judge.ts";
+import type { Background } from "./background.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
-import { type Classify, runRequests } from "./requests.ts";
+import { type Classify, runRequests, type Slots } from "./requests.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
 
@@ -146,6 +147,12 @@ export function earlierRunCounts(ctx: ExtensionContext): { earlierRunsSession: n
   return { earlierRunsSession: sessionRuns(safeBranch(ctx)).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
 }
 
+/** The classifier, or a chat model named as `model` judging through `complete` with the core's prompt (guard/judge.ts). */
+export function classifierOf(ctx: ExtensionContext, lookup: Lookup): Classify {
+  if (lookup.ok && lookup.judge) return judgeClassify(ctx, lookup.model);
+  return (context, options) => ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
+}
+
 /**
  * Runs a planned pass's requests (one limiter, one budget, `signal` cancelling them) and finishes it in
  * the core. The status says `🛡 distilling…` while requests run.
@@ -156,17 +163,13 @@ export async function classifyAndFinish(
   lookup: Lookup,
   settings: GuardSettings,
   busy: (ctx: ExtensionContext) => void,
+  slots?: Slots,
 ): Promise<{ ok: true; value: PassOutcome } | { ok: false; error: string }> {
   const requests = lookup.ok ? planned.requests : [];
   if (requests.length > 0) busy(ctx);
-  // A chat model named as `model` judges through `complete` with the core's prompt (guard/judge.ts).
-  const classify: Classify =
-    lookup.ok && lookup.judge
-      ? judgeClassify(ctx, lookup.model)
-      : (context, options) => ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
   const run =
     requests.length > 0
-      ? await runRequests(requests, classify, { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal })
+      ? await runRequests(requests, classifierOf(ctx, lookup), { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: ctx.signal, slots })
       : { outcomes: [], timedOut: false, ms: 0 };
   return callCore<PassOutcome>(() => guardCore.finishPass(planned.pass, run));
 }
@@ -185,9 +188,38 @@ export interface CheckpointResult {
   aborted?: boolean;
 }
 
+/** A checkpoint's plan, or why there is none (`planned` is set only when it has requests to run). */
+type CheckpointPlan = Omit<CheckpointResult, "entries"> & { planned?: Planned };
+
 /**
- * One checkpoint over the boundary's preview: `mid-run` gates (guard.md §7), or `every-eligible` (no age,
- * batch or break-even: for distilling before Pi compacts). Never throws; a failure changes nothing.
+ * A checkpoint's plan over the boundary's preview: `mid-run` gates (guard.md §7), or `every-eligible` (no age,
+ * batch or break-even: for distilling before Pi compacts); what `judging` holds is left alone. Never throws.
+ */
+export function planCheckpointPass(
+  ctx: ExtensionContext,
+  contextEntries: readonly unknown[],
+  settings: GuardSettings,
+  lookup: Lookup,
+  gates: CheckpointGates,
+  readPoints: string[] = [],
+  judging: string[] = [],
+): CheckpointPlan {
+  try {
+    if (!lookup.ok) return { skipped: "no-classifier" };
+    if (ctx.signal?.aborted) return { aborted: true };
+    const input = { ...passInput(ctx, contextEntries, settings, true, readPoints), judging, judge: judgePrice(ctx, lookup), gates };
+    const planned = callCore(() => guardCore.planCheckpoint(input));
+    if (!planned.ok) return { problem: `the checkpoint could not be planned: ${planned.error}` };
+    const { skipped, gate } = planned.value;
+    return skipped ? { skipped, gate } : { planned: planned.value, gate };
+  } catch (error) {
+    return { problem: `the checkpoint failed: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * One checkpoint that waits for its judge (`waitForJudge`, and before Pi compacts): planned as
+ * `planCheckpointPass` plans it, its requests run, finished in the core. Never throws; a failure changes nothing.
  */
 export async function runCheckpoint(
   ctx: ExtensionContext,
@@ -197,15 +229,14 @@ export async function runCheckpoint(
   gates: CheckpointGates,
   busy: (ctx: ExtensionContext) => void,
   readPoints: string[] = [],
+  judging: string[] = [],
+  slots?: Slots,
 ): Promise<CheckpointResult> {
+  const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, gates, readPoints, judging);
+  if (!planned) return { entries: [], ...plan };
+  const { gate } = plan;
   try {
-    if (!lookup.ok) return { entries: [], skipped: "no-classifier" };
-    if (ctx.signal?.aborted) return { entries: [], aborted: true };
-    const planned = callCore(() => guardCore.planCheckpoint({ ...passInput(ctx, contextEntries, settings, true, readPoints), judge: judgePrice(ctx, lookup), gates }));
-    if (!planned.ok) return { entries: [], problem: `the checkpoint could not be planned: ${planned.error}` };
-    const { skipped, gate } = planned.value;
-    if (skipped) return { entries: [], skipped, gate };
-    const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy);
+    const outcome = await classifyAndFinish(ctx, planned, lookup, settings, busy, slots);
     if (!outcome.ok) return { entries: [], gate, problem: `the checkpoint could not finish: ${outcome.error}` };
     // A user abort cancelled the requests: edit nothing, record nothing (the run is over).
     if (ctx.signal?.aborted) return { entries: [], gate, aborted: true };
@@ -239,6 +270,8 @@ export interface CheckpointHooks {
   noteCompaction: (line: string) => void;
   /** The cache pin's read points for the active model (`Pin.readPoints`, guard/pin.ts); absent, none. */
   readPoints?: (ctx: ExtensionContext) => string[];
+  /** The passes whose judge works in the background (background.ts). */
+  background: Background;
 }
 
 /** The `turn_end` handler: a mid-run checkpoint after each completed turn whose assistant message has tool calls. */
@@ -257,31 +290,50 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       if (!settings.enabled) return undefined;
       const lookup = hooks.lookup(ctx, settings);
       const readPoints = hooks.readPoints?.(ctx) ?? [];
+      const contextEntries = event.context.contextEntries;
+      const background = hooks.background;
+      // Answers in from a pass in the background land first, checked against the context now (issue 27).
+      const landed = background.land(ctx, passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
+      const judging = [...background.held(), ...landed.held];
+      const append = (more: readonly unknown[] = []) => {
+        const entries = [...landed.entries, ...more];
+        hooks.refresh(ctx);
+        if (entries.length === 0) return undefined;
+        appended = true;
+        return { entries: [...event.entries, ...entries] as typeof event.entries };
+      };
       // Distill before compacting (compaction.ts): at every turn_end, the run's last included, since Pi
       // decides right after it. When Pi is about to compact, that decides; no regular checkpoint follows.
-      const pre = await beforeCompaction(pi, event, ctx, () => runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints));
+      const pre = await beforeCompaction(pi, event, ctx, () =>
+        runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judging, background.slots),
+      );
       if (pre.line) hooks.noteCompaction(pre.line);
-      if (pre.handled) {
+      if (pre.handled) return append(pre.entries);
+      if (!hasToolCalls(event.message) || !settings.midRun) return landed.entries.length ? append() : undefined;
+      if (settings.waitForJudge) {
+        const result = await runCheckpoint(ctx, contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints, judging, background.slots);
+        note(hooks, ctx, result);
+        return append(result.entries);
+      }
+      // One checkpoint out at a time: while one is, the outputs wait for the next (issue 27).
+      if (background.busy || landed.entries.length) return landed.entries.length ? append() : undefined;
+      const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging);
+      note(hooks, ctx, { entries: [], ...plan });
+      if (planned) {
+        background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, ctx.signal);
         hooks.refresh(ctx);
-        if (!pre.entries?.length) return undefined;
-        appended = true;
-        return { entries: [...event.entries, ...pre.entries] as typeof event.entries };
       }
-      if (!hasToolCalls(event.message) || !settings.midRun) return undefined;
-      const result = await runCheckpoint(ctx, event.context.contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints);
-      if (result.problem) hooks.warnOnce(ctx, `${result.problem}; nothing was changed`);
-      if (result.skipped) hooks.noteSkip({ skipped: result.skipped, gate: result.gate });
-      else if (!result.problem && !result.aborted) hooks.noteSkip(undefined);
-      if (result.entries.length === 0) {
-        if (!result.skipped) hooks.refresh(ctx);
-        return undefined;
-      }
-      hooks.refresh(ctx);
-      appended = true;
-      return { entries: [...event.entries, ...result.entries] as typeof event.entries };
+      return undefined;
     } catch (error) {
       hooks.warnOnce(ctx, `the checkpoint failed, nothing was changed: ${(error as Error).message}`);
       return undefined;
     }
   });
+}
+
+/** Tells `/guard` what a checkpoint did: its skip, or that one ran (a problem warns once). */
+function note(hooks: CheckpointHooks, ctx: ExtensionContext, result: CheckpointResult): void {
+  if (result.problem) hooks.warnOnce(ctx, `${result.problem}; nothing was changed`);
+  if (result.skipped) hooks.noteSkip({ skipped: result.skipped, gate: result.gate });
+  else if (!result.problem && !result.aborted) hooks.noteSkip(undefined);
 }

@@ -21,6 +21,7 @@ import { classifierWindow, findClassifier, judgePrice, listModels, modelKey, wit
 import { readSettingsText, settingsPath, writeSettingsText } from "./settings-file.ts";
 import { registerOpening } from "./lapse.ts";
 import { registerPin } from "./pin.ts";
+import { Background } from "./background.ts";
 import { guardCore } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
@@ -119,7 +120,12 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         warnOnce(ctx, `cannot compute the savings: ${figures.error}`);
         return undefined;
       }
-      showSaved(ctx, figures.value.status.saved, figures.value.status.rest);
+      // The judge at work in the background (issue 27): `· judging 3 outputs…` after the savings.
+      const [n, ready] = [background.judging, background.ready];
+      const plural = (k: number) => `${k} output${k === 1 ? "" : "s"}`;
+      const judging = n > 0 ? `judging ${plural(n)}…` : ready > 0 ? `${plural(ready)} judged, to land next` : "";
+      const rest = [figures.value.status.rest, judging].filter(Boolean).join(" · ");
+      showSaved(ctx, figures.value.status.saved, rest);
       return figures.value.stats;
     } catch (error) {
       warnOnce(ctx, `status failed: ${(error as Error).message}`);
@@ -127,12 +133,16 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
     }
   };
 
+  // Passes whose judge works in the background (issue 27): the status shows their answers coming in.
+  const background = new Background((ctx) => void refreshStatus(ctx));
+
   // The pin reads `enabled` and `pinAnthropicCache` on every provider request: the file's settings, with
   // no classifier lookup (fitting `maxSegmentChars` changes neither).
   const pin = registerPin(pi, (ctx) => fileSettings(ctx).settings, warnOnce);
 
   pi.on("session_start", (_event, ctx) => {
     loaded = undefined;
+    background.dropAll("a new session started");
     refreshStatus(ctx);
     // The saved sessions' runs are read in the background, once per session, for the checkpoints' estimator.
     try {
@@ -143,40 +153,60 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
     }
   });
   pi.on("agent_settled", (_event, ctx) => void refreshStatus(ctx));
-  pi.on("session_tree", (_event, ctx) => void refreshStatus(ctx));
+  pi.on("session_tree", (_event, ctx) => {
+    background.dropOffBranch(ctx);
+    refreshStatus(ctx);
+  });
+  // Pi exits (or reloads, or switches sessions): answers still out would land nowhere. Their requests
+  // are aborted and nothing changes: the outputs stay whole in the session, as they were.
+  pi.on("session_shutdown", () => background.dropAll("Pi exited before the answers came"));
   pi.on("session_compact", (_event, ctx) => void refreshStatus(ctx));
 
   // The run-end pass (guard.md §1, §3, §5): plan in the core, ask the classifier,
   // finish in the core, append the drafts after whatever earlier handlers proposed.
   pi.on("agent_before_settle", async (event, ctx) => {
     try {
+      // Esc aborts the judge's requests too, and changes nothing (issue 27).
+      if (event.outcome === "aborted") background.dropAll("the run was stopped (Esc)");
       if (event.outcome !== "completed") return undefined;
       const { settings } = settingsOf(ctx);
       if (!settings.enabled) return undefined;
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
       if (!lookup.ok) showProblem(ctx, lookup.status);
-      const planned = callCore(() => guardCore.planPass({ ...passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx)), judge: judgePrice(ctx, lookup) }));
+      const input = passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx));
+      // A checkpoint's answers that are in land first; the run end leaves alone what passes still out hold.
+      const landed = background.land(ctx, input, settings, false);
+      const withLanded = (more: readonly unknown[]) =>
+        landed.entries.length + more.length === 0 ? undefined : { entries: [...event.entries, ...landed.entries, ...more] as typeof event.entries };
+      const judging = [...background.held(), ...landed.held];
+      const planned = callCore(() => guardCore.planPass({ ...input, judging, judge: judgePrice(ctx, lookup) }));
       if (!planned.ok) {
         warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
-        return undefined;
+        return withLanded([]);
       }
       // A judge not worth calling (guard/pass/plan.rs `weigh_judge`): /guard shows the skip with its figures,
       // until a checkpoint runs or a later run end asks.
       const gate = planned.value.gate;
       if (gate?.runEnd) lastSkip = { skipped: "judge-not-worth-it", gate };
       else if (planned.value.requests.length > 0 && lastSkip?.gate?.runEnd) lastSkip = undefined;
-      if (planned.value.skipped) return undefined;
+      if (planned.value.skipped) return withLanded([]);
 
+      // Pi settles at once; the answers land before the next prompt's first request (lapse.ts), or later
+      // under the money rule (issue 27). Without requests (old images, outputs that wait) it finishes now.
+      if (!settings.waitForJudge && lookup.ok && planned.value.requests.length > 0) {
+        background.start(ctx, "run-end", planned.value, lookup, settings, event.context.contextEntries);
+        refreshStatus(ctx);
+        return withLanded([]);
+      }
       // One list of requests for every kind (large, small, exchange), under one limiter and one budget.
-      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy);
+      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy, background.slots);
       if (!outcome.ok) {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
-        return undefined;
+        return withLanded([]);
       }
       lastBreakEven = outcome.value.breakEven ?? [];
-      if (outcome.value.entries.length === 0) return undefined;
-      return { entries: [...event.entries, ...outcome.value.entries] as typeof event.entries };
+      return withLanded(outcome.value.entries);
     } catch (error) {
       warnOnce(ctx, `the pass failed, nothing was changed: ${(error as Error).message}`);
       return undefined;
@@ -196,6 +226,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
     busy,
     warnOnce,
     readPoints: (ctx) => pin.readPoints(ctx),
+    background,
     lastBreakEven: () => lastBreakEven,
     noteBreakEven: (decisions) => {
       lastBreakEven = decisions;
@@ -215,6 +246,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       compactionLine = line;
     },
     readPoints: (ctx) => pin.readPoints(ctx),
+    background,
   });
 
   // recall: the raw entry, read back from the session (context_edit never changes it).
@@ -276,6 +308,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
           const failed = writeSettingsText(path, next.value);
           if (failed) return say(ctx, `context-guard: ${failed}`, "error");
           loaded = undefined;
+          background.dropAll(`the guard was turned ${word}`);
           refreshStatus(ctx);
           return say(ctx, `context-guard: ${word === "on" ? "on" : "off"} (saved to ${path})`, "info");
         }

@@ -22,6 +22,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { callCore } from "../core.ts";
 import type { Entry } from "./cache-facts.ts";
 import { classifyAndFinish, passInput } from "./checkpoint.ts";
+import type { Background } from "./background.ts";
 import type { findClassifier } from "./model.ts";
 import type { BreakEvenDecision, GuardSettings, PassOutcome } from "./types.ts";
 import { guardCore } from "./wasm.ts";
@@ -89,6 +90,8 @@ export interface OpeningDeps {
   busy: (ctx: ExtensionContext) => void;
   warnOnce: (ctx: ExtensionContext, message: string) => void;
   readPoints: (ctx: ExtensionContext) => string[];
+  /** The passes whose judge works in the background: their answers land here when they are in (issue 27). */
+  background: Background;
   lastBreakEven: () => readonly BreakEvenDecision[];
   noteBreakEven: (decisions: BreakEvenDecision[]) => void;
 }
@@ -109,6 +112,21 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
     pending = undefined;
   });
 
+  /**
+   * The request's messages with `entries` applied, the drafts kept for the run's first turn_end to append.
+   * When they do not line up with the session's projection (another extension changed them) nothing is
+   * applied and `otherwise` is said once; a landing's drafts are still appended at that turn_end (Pi's own
+   * projection carries them from the next request on), an opening pass's wait for another prompt.
+   */
+  const offer = (ctx: ExtensionContext, entries: Draft[], contextEntries: Projected[], messages: { role?: string }[], promptId: string, landing: boolean) => {
+    const applied = applyDrafts(contextEntries, messages, entries);
+    if (applied || landing) pending = { promptId, entries };
+    if (applied) return { messages: applied as never };
+    const otherwise = landing ? "the judge's answers land at this run's first turn_end" : "the edits for a lapsed cache wait";
+    deps.warnOnce(ctx, `the request's messages differ from the session's projection; ${otherwise}`);
+    return undefined;
+  };
+
   pi.on("context", async (event, ctx) => {
     try {
       const { settings } = deps.settingsOf(ctx);
@@ -117,10 +135,19 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
       // Only the run's first request: the branch ends with its prompt. Once a prompt, whatever happens.
       if (lastMessage?.message?.role !== "user" || !lastMessage.id || seen.has(lastMessage.id)) return undefined;
       seen.add(lastMessage.id);
-      if (!waiting(ctx.sessionManager.getBranch(), deps.lastBreakEven())) return undefined;
-      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
       const lookup = deps.lookup(ctx, settings);
+      // The last run end's answers, in since it settled, land in this request, before anything else (issue 27).
+      const landing = deps.background.busy;
+      if (!landing && !waiting(ctx.sessionManager.getBranch(), deps.lastBreakEven())) return undefined;
+      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
       const input = passInput(ctx, contextEntries, settings, lookup.ok, deps.readPoints(ctx));
+      if (landing) {
+        const landed = deps.background.land(ctx, input, settings, true);
+        // What is still out lands at a turn_end of this run; what landed now goes into this request. The
+        // opening pass waits for the next prompt: its plan could not see these edits.
+        if (landed.entries.length === 0) return undefined;
+        return offer(ctx, landed.entries, contextEntries, event.messages as { role?: string }[], lastMessage.id, true);
+      }
       const planned = callCore(() => guardCore.planPass({ ...input, model: { ...input.model!, opening: true } }));
       if (!planned.ok) {
         deps.warnOnce(ctx, `the pass for a lapsed cache could not be planned, nothing was changed: ${planned.error}`);
@@ -138,14 +165,9 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
         if (outcome.value.breakEven?.length) deps.noteBreakEven(outcome.value.breakEven);
         return undefined;
       }
-      const messages = applyDrafts(contextEntries, event.messages as { role?: string }[], entries);
-      if (!messages) {
-        deps.warnOnce(ctx, "the request's messages differ from the session's projection; the edits for a lapsed cache wait");
-        return undefined;
-      }
-      pending = { promptId: lastMessage.id, entries };
-      deps.noteBreakEven(outcome.value.breakEven ?? []);
-      return { messages: messages as typeof event.messages };
+      const offered = offer(ctx, entries, contextEntries, event.messages as { role?: string }[], lastMessage.id, false);
+      if (offered) deps.noteBreakEven(outcome.value.breakEven ?? []);
+      return offered;
     } catch (error) {
       deps.warnOnce(ctx, `the pass for a lapsed cache failed, nothing was changed: ${(error as Error).message}`);
       return undefined;

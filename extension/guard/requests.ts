@@ -37,11 +37,52 @@ export interface RunResult {
   ms: number;
 }
 
+/**
+ * Judge requests in flight across passes (issue 27): a pass in the background and a new one share
+ * `concurrency` slots. `take` waits for a free slot (false once `signal` aborts); `give` frees one.
+ */
+export class Slots {
+  private used = 0;
+  private queue: (() => void)[] = [];
+  size: number;
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  async take(signal: AbortSignal): Promise<boolean> {
+    while (this.used >= Math.max(1, this.size)) {
+      if (signal.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener("abort", wake);
+          this.queue = this.queue.filter((w) => w !== wake);
+          resolve();
+        };
+        this.queue.push(wake);
+        signal.addEventListener("abort", wake, { once: true });
+      });
+    }
+    if (signal.aborted) return false;
+    this.used++;
+    return true;
+  }
+
+  give(): void {
+    this.used = Math.max(0, this.used - 1);
+    this.queue.shift()?.();
+  }
+
+  /** Requests in flight now. */
+  get inFlight(): number {
+    return this.used;
+  }
+}
+
 /** Runs every request; the outcomes are in the order of `requests`. */
 export async function runRequests(
   requests: ClassifierContext[],
   classify: Classify,
-  options: { concurrency: number; timeoutMs: number; signal?: AbortSignal },
+  options: { concurrency: number; timeoutMs: number; signal?: AbortSignal; slots?: Slots },
 ): Promise<RunResult> {
   const started = Date.now();
   const outcomes: RequestOutcome[] = requests.map(() => ({ status: "timeout" }));
@@ -65,11 +106,12 @@ export async function runRequests(
   const worker = async () => {
     while (next < requests.length && !abort.signal.aborted) {
       const index = next++;
+      if (options.slots && !(await options.slots.take(abort.signal))) return;
       const call = classify(requests[index], { signal: abort.signal, timeoutMs: options.timeoutMs, maxRetries: 1 }).then(
         (result) => toOutcome(result),
         (error: unknown) => ({ status: "error", message: error instanceof Error ? error.message : String(error) }) as RequestOutcome,
       );
-      const settled = await Promise.race([call, deadline, aborted]);
+      const settled = await Promise.race([call, deadline, aborted]).finally(() => options.slots?.give());
       if (settled !== "deadline") outcomes[index] = settled;
     }
   };

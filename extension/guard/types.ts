@@ -135,6 +135,8 @@ export interface GuardSettings {
   imageKeepTurns: number;
   /** At run end, large and small outputs go through the money rule; what does not pay waits. */
   runEndBreakEven: boolean;
+  /** Checkpoints and run ends wait for the judge (issue 27); off, it works in the background. */
+  waitForJudge: boolean;
 }
 
 /** `maxSegmentChars` as the classifier's window allows (guard/window.rs); `warning` names the key when it was clipped. */
@@ -203,6 +205,8 @@ export interface PassInput {
   judge?: JudgePrice;
   /** Provider requests of each earlier run of the session, oldest first (the `median` estimator of later requests, guard/worth.rs). */
   earlierRuns?: number[];
+  /** Entries a pass still out with the judge holds: a new plan leaves them alone (issue 27). */
+  judging?: string[];
 }
 
 /** Dollars per million input tokens from Pi's catalog: the judge's `cost.input`, the main model's `cost.cacheRead` (else `cost.input`). */
@@ -372,6 +376,8 @@ export interface GuardRecord {
   results: GuardResult[];
   /** The pass's break-even decisions (absent when none was weighed, and in older records). */
   breakEven?: BreakEvenDecision[];
+  /** When the judge answered after the boundary the pass was planned at (issue 27): requests between, ms, and whether the edits went into a prompt's first request. */
+  late?: { requests: number; ms: number; inRequest: boolean };
 }
 
 export interface GuardResult {

@@ -186,7 +186,8 @@ function writtenOut(keys: string[], sent: GuardClassifierContext["questions"], t
 }
 
 /** Step one of a pass or a checkpoint over the boundary's forms: long texts out of line, chunks back as ranges. */
-function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass, input: PassInput): Planned {
+/** `input` in the boundary's form: its long texts out of line, as UTF-8 bytes with their lengths. */
+function encodeInput(input: PassInput): { json: Uint8Array; bytes: Uint8Array; lengths: Uint32Array; texts: string[] } {
   const texts: string[] = [];
   const entries = input.entries.map((e) => ({
     ...e,
@@ -202,7 +203,12 @@ function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Ar
     lengths[i] = utf8.encodeInto(t, bytes.subarray(at)).written;
     at += lengths[i];
   });
-  const plan = step(utf8.encode(JSON.stringify({ ...input, entries })), bytes.subarray(0, at), lengths);
+  return { json: utf8.encode(JSON.stringify({ ...input, entries })), bytes: bytes.subarray(0, at), lengths, texts };
+}
+
+function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass, input: PassInput): Planned {
+  const { json, bytes, lengths, texts } = encodeInput(input);
+  const plan = step(json, bytes, lengths);
   let requests: GuardClassifierContext[];
   let gate: CheckpointGate | undefined;
   try {
@@ -236,6 +242,15 @@ export const guardCore = {
   planPass: (input: PassInput): Planned => planWith(wasm.planPass, input),
   /** A mid-run checkpoint's plan (guard/checkpoint/mod.rs), finished by `finishPass` like a pass's. */
   planCheckpoint: (input: CheckpointInput): Planned => planWith(wasm.planCheckpoint, input),
+  /**
+   * Checks and re-weighs a plan whose answers came after the boundary it was planned at against the context
+   * now (guard/pass/land.rs), `ms` after planning; `inRequest` when its edits go into a prompt's first request.
+   * The ids of the items dropped (edited or gone meanwhile).
+   */
+  landPass: (pass: PlannedPass, input: PassInput, ms: number, inRequest: boolean): string[] => {
+    const { json, bytes, lengths } = encodeInput(input);
+    return wasm.landPass(pass.plan, json, bytes, lengths, ms, inRequest).split("\n").filter(Boolean);
+  },
   finishPass: (pass: PlannedPass, answers: PassAnswers): PassOutcome => {
     const outcome: PassOutcome = JSON.parse(wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers))));
     for (const entry of outcome.entries) {

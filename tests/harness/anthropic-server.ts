@@ -78,6 +78,8 @@ export interface CacheOptions {
   minimumTokens?: number;
   /** How many blocks before a breakpoint its lookup reaches (default 20). */
   lookbackBlocks?: number;
+  /** How long the model takes to answer, in real milliseconds (default 0): a main model's latency for the timed runs. */
+  delayMs?: number;
 }
 
 /** One block of the prompt as the cache sees it. */
@@ -258,6 +260,7 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
   const steps = [...script];
   const bodies: Loose[] = [];
   const usage: RequestUsage[] = [];
+  const answered: number[] = [];
   const cache = new PromptCache(options);
   let calls = 0;
   const fail = (res: ServerResponse, status: number, type: string, message: string) => {
@@ -307,6 +310,8 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
       }
       const output = Math.ceil((text?.length ?? 0) / 4) + toolCalls.reduce((n, c) => n + Math.ceil(JSON.stringify(c.args).length / 4), 0);
       usage.push({ ...counted, output, model, at: cache.clock.now() });
+      const send = () => {
+      answered.push(Date.now());
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       res.end(
         [
@@ -333,9 +338,12 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
           event("message_stop", {}),
         ].join(""),
       );
+      };
+      if (options.delayMs) setTimeout(send, options.delayMs);
+      else send();
     });
   });
-  return listenLoopback(server, { bodies, usage, cache, pendingSteps: () => steps.length });
+  return listenLoopback(server, { bodies, usage, cache, answered, pendingSteps: () => steps.length });
 }
 
 /**

@@ -58,6 +58,8 @@ export interface LoopbackServer<Usage, Cache> {
   usage: Usage[];
   /** The server's prompt cache (its clock, its entries). */
   cache: Cache;
+  /** When each answer was sent (real `Date.now()`), where the server records it. */
+  answered?: number[];
   /** Turns left unused in the script. */
   pendingSteps: () => number;
   close: () => Promise<void>;

@@ -34,7 +34,9 @@ export function makeWorkspace(prefix: string, options: WorkspaceOptions = {}): W
   const settings = options.guardSettings ?? {};
   writeFileSync(
     join(agentDir, "context-guard.json"),
-    typeof settings === "string" ? settings : JSON.stringify({ model: "fakejev/jev-test", ...settings }),
+    // The tests of what a pass decides see its edits at the boundary it was planned at: the judge is waited
+    // for (`waitForJudge`), unless a test sets it. Those of the judge in the background set it false.
+    typeof settings === "string" ? settings : JSON.stringify({ model: "fakejev/jev-test", waitForJudge: true, ...settings }),
   );
   if (options.piSettings) writeFileSync(join(agentDir, "settings.json"), JSON.stringify(options.piSettings));
   return { base, cwd, agentDir, remove: () => rmSync(base, { recursive: true, force: true }) };

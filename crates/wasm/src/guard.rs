@@ -48,6 +48,13 @@ pub struct Pass {
 
 #[wasm_bindgen]
 impl Pass {
+    /// How many tool outputs the pass asks about, then the entries it
+    /// would edit, one a line (`PassState::held`).
+    #[wasm_bindgen(getter)]
+    pub fn held(&self) -> String {
+        self.planned.state.held()
+    }
+
     /// The JSON text of `ClassifierContext[]`, one request each, in order, in
     /// the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
     /// chunk questions as their wording, parts sent already as `head` and
@@ -92,6 +99,24 @@ pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, Js
 pub fn plan_checkpoint(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
     let (planned, gate) = checkpoint::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
     Ok(Pass { planned, gate: Some(gate.to_json().map_err(|e| JsError::new(&e))?) })
+}
+
+/// Before step two, when the judge answered after the boundary the pass was
+/// planned at (guard.md §5a): checks and re-weighs the plan against the
+/// context now, the `PassInput` in `planPass`'s form, `ms` after planning
+/// (`pass::land`). The ids of the items dropped, one a line.
+#[wasm_bindgen(js_name = landPass)]
+pub fn land_pass(
+    pass: &mut Pass,
+    input: &[u8],
+    texts: &[u8],
+    lengths: &[u32],
+    ms: f64,
+    in_request: bool,
+) -> Result<String, JsError> {
+    let now = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+    let dropped = pass::land(&mut pass.planned.state, &now, ms, in_request);
+    Ok(dropped.join("\n"))
 }
 
 /// Step two: the JSON text of `Outcome` from a planned pass (consumed) and

@@ -149,7 +149,9 @@ impl Event {
                 Some(Event::Record {
                     kept_chars: kept_chars(data.get("results").unwrap_or(&Value::Null)),
                     cost_usd: amount(data.get("costUsd").and_then(Value::as_f64)),
-                    opening: data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed)),
+                    // An opening pass's, or answers that landed in a prompt's first request (§5a).
+                    opening: data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed))
+                        || data.pointer("/late/inRequest").and_then(Value::as_bool).unwrap_or(false),
                 })
             }
             "recall" => Some(Event::Recall { chars: amount(f.number("chars")) }),

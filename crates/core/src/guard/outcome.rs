@@ -118,6 +118,25 @@ pub struct Record {
     /// Optional like `breakEven`.
     #[serde(default, skip_serializing_if = "Withheld::is_empty")]
     pub withheld: Withheld,
+    /// When the edits landed, where the judge answered after the boundary the
+    /// pass was planned at (§5a, `pass::land`). Optional like `breakEven`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<Late>,
+}
+
+/// How much later than planned a pass's edits landed (§5a).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Late {
+    /// Provider requests between the plan and the landing: each carried the
+    /// outputs whole.
+    pub requests: usize,
+    /// Milliseconds from the plan to the landing.
+    pub ms: f64,
+    /// The edits were applied in the `context` hook of a prompt's first
+    /// request, before this record was appended (the bill counts them in
+    /// that request, as an opening pass's).
+    pub in_request: bool,
 }
 
 /// What kind of item a result is (§6).
@@ -202,6 +221,11 @@ impl Record {
             results: v.get("results")?.as_array()?.iter().map(ResultRecord::from_value).collect::<Option<_>>()?,
             break_even,
             withheld: v.get("withheld").map(Withheld::from_value).unwrap_or_default(),
+            late: v.get("late").map(|l| Late {
+                requests: l.get("requests").and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()).unwrap_or(0),
+                ms: l.get("ms").and_then(Value::as_f64).unwrap_or(0.0),
+                in_request: l.get("inRequest").and_then(Value::as_bool).unwrap_or(false),
+            }),
         })
     }
 }

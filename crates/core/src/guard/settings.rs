@@ -26,7 +26,7 @@
 //! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
 //! | tokens that `0` turns off | `midRunRoomTokens`, `midRunRoomMinTokens` | integer 0–100,000,000 |
 //! | estimator | `laterRequests` | `"turns"`, `"session"` or `"median"` (`worth::Estimator`) |
-//! | switches | `enabled`, `keepCitedFiles`, `distillErrors`, `pinAnthropicCache`, `midRun`, `midRunBreakEven`, `pruneExchanges`, `exchangeBreakEven` | boolean |
+//! | switches | `enabled`, `keepCitedFiles`, `distillErrors`, `pinAnthropicCache`, `midRun`, `midRunBreakEven`, `pruneExchanges`, `exchangeBreakEven`, `runEndBreakEven`, `waitForJudge` | boolean |
 //! | lists | `excludeTools` | array of strings |
 //! | secrets | `secretPatterns` | array of `regex-lite` patterns; one that does not compile is left out, named in a warning |
 //! | secrets | `secretFiles` | array of file-name patterns (`*`, `?`) |
@@ -101,6 +101,10 @@ pub struct Settings {
     /// money rule (`pass::gate`); what does not pay now waits. Off: they go
     /// whatever the rewrite costs, as in seed 001. Without prices they go.
     pub run_end_break_even: bool,
+    /// Issue 27 (§5a): checkpoints and run ends wait for the judge's answers,
+    /// as before that issue. Off (the default): the judge works in the
+    /// background and its edits land at a later boundary (`pass::land`).
+    pub wait_for_judge: bool,
     pub exchange_min_saving_chars: usize,
     pub image_keep_turns: usize,
     /// The user's own secret patterns, besides the built-in rules (`secrets`).
@@ -151,6 +155,7 @@ impl Default for Settings {
             exchange_omit_threshold: 0.2,
             exchange_break_even: true,
             run_end_break_even: true,
+            wait_for_judge: false,
             exchange_min_saving_chars: 8000,
             image_keep_turns: 3,
             secret_patterns: Vec::new(),
@@ -305,6 +310,7 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         "exchangeOmitThreshold" => s.exchange_omit_threshold = prob(key, v, d.exchange_omit_threshold, w),
         "exchangeBreakEven" => s.exchange_break_even = boolean(key, v, d.exchange_break_even, w),
         "runEndBreakEven" => s.run_end_break_even = boolean(key, v, d.run_end_break_even, w),
+        "waitForJudge" => s.wait_for_judge = boolean(key, v, d.wait_for_judge, w),
         "exchangeMinSavingChars" => {
             s.exchange_min_saving_chars = int(key, v, 0, MAX_CHARS, d.exchange_min_saving_chars, w)
         }

@@ -236,7 +236,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     let memo = judged_mid_run(&p.records);
     let outputs: Vec<Output> = run_outputs(entries, &run, s)
         .into_iter()
-        .filter(|o| o.tool != RECALL_TOOL && !contains(&memo, &o.entry_id))
+        .filter(|o| o.tool != RECALL_TOOL && !contains(&memo, &o.entry_id) && !p.judging.contains(&o.entry_id))
         .filter(|o| input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns)
         .collect();
     let (large, rest): (Vec<Output>, Vec<Output>) = outputs.into_iter().partition(|o| o.chars >= s.min_result_chars);
@@ -244,6 +244,8 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     let judged = exchanges_judged_since(&p.records, run.prompt_index);
     let mut exchanges: Vec<Span> =
         exchange::candidates(entries, &run, s).into_iter().filter(|x| !contains(&judged, &x.prompt_id)).collect();
+    let held = |i: usize| entries.get(i).is_some_and(|e| p.judging.contains(&e.id));
+    exchanges.retain(|x| !held(x.prompt_index) && !x.editable.iter().any(|&i| held(i)));
 
     gate.outputs = large.len() + small.len();
     gate.exchanges = exchanges.len();
@@ -355,6 +357,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 break_even: decision,
                 judge: None,
                 waiting: Vec::new(),
+                late: None,
             },
         },
         gate,

@@ -336,6 +336,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         results,
         break_even,
         withheld: pass.withheld.clone(),
+        late: pass.late,
     });
     let mut entries = edits;
     if let Some(r) = &record {

@@ -32,10 +32,12 @@ pub mod answers;
 pub mod boundary;
 pub mod finish;
 pub mod gate;
+pub mod land;
 pub mod plan;
 
 pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
 pub use finish::finish;
+pub use land::land;
 pub use plan::{choose, plan, plan_items, weigh_judge, Chosen, Items, JudgeWeighed, PlannedItems};
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +77,9 @@ pub struct PassInput {
     /// the project's saved sessions' runs, newest last: the `median`
     /// estimator of later requests reads them (`worth`).
     pub earlier_runs: Vec<usize>,
+    /// Entries a pass still out with the judge holds (§5a): another pass
+    /// leaves them alone until its answers land or are dropped.
+    pub judging: Vec<String>,
 }
 
 /// Dollars per million input tokens, from Pi's catalog (`model.cost`): the
@@ -98,6 +103,7 @@ impl Default for PassInput {
             records: Vec::new(),
             judge: None,
             earlier_runs: Vec::new(),
+            judging: Vec::new(),
         }
     }
 }
@@ -197,6 +203,9 @@ pub struct PassState {
     /// Outputs the plan did not ask about because their edits would not pay
     /// now (`gate`): recorded as `deferred`, weighed again at a later run end.
     pub waiting: Vec<Waiting>,
+    /// Set by [`land`] when the answers came after the boundary the pass was
+    /// planned at: the record says so.
+    pub late: Option<crate::guard::outcome::Late>,
 }
 
 /// An output whose edit waits, not asked about.
@@ -306,6 +315,7 @@ impl PassInput {
                 _ => None,
             },
             earlier_runs: f.list("earlierRuns", |n| n.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0)),
+            judging: f.list("judging", |v| v.as_str().unwrap_or_default().to_string()),
         }
     }
 }

@@ -139,8 +139,20 @@ pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, se
         .into_iter()
         .filter(|x| !memo::contains(&judged, &x.prompt_id))
         .collect();
-    let items = Items { large: large.outputs, small: small_of(small_candidates, entries, &run, s), exchanges };
+    let mut items = Items { large: large.outputs, small: small_of(small_candidates, entries, &run, s), exchanges };
+    leave_judging(&input.judging, entries, &mut items);
     Some(Chosen { run, items, images, large_skip })
+}
+
+/// Takes out the items another pass still out with the judge holds (§5a).
+pub(crate) fn leave_judging(judging: &[String], entries: &[ContextEntry], items: &mut Items) {
+    if judging.is_empty() {
+        return;
+    }
+    let held = |i: usize| entries.get(i).is_some_and(|e| judging.contains(&e.id));
+    items.large.retain(|o| !held(o.entry_index));
+    items.small.retain(|o| !held(o.output.entry_index));
+    items.exchanges.retain(|x| !held(x.prompt_index) && !x.editable.iter().any(|&i| held(i)));
 }
 
 /// Step one: the run; its large outputs, their chunks and segments and one
@@ -211,6 +223,7 @@ pub fn plan(input: &PassInput) -> Plan {
             break_even,
             judge,
             waiting,
+            late: None,
         },
     }
 }
@@ -223,7 +236,10 @@ fn add_waiting(input: &PassInput, run: &Run, items: &mut Items) {
     let ids = memo::deferred_outputs(&input.records);
     let in_exchange = |i: usize| items.exchanges.iter().any(|x| x.editable.contains(&i));
     let earlier: Vec<Output> =
-        waiting_outputs(&input.entries, run, &ids, s).into_iter().filter(|o| !in_exchange(o.entry_index)).collect();
+        waiting_outputs(&input.entries, run, &ids, s)
+            .into_iter()
+            .filter(|o| !in_exchange(o.entry_index) && !input.judging.contains(&o.entry_id))
+            .collect();
     if earlier.is_empty() {
         return;
     }

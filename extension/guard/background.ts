@@ -1,0 +1,193 @@
+// The judge off the critical path (issue 27; docs/GUARD.md "Nobody waits for
+// the judge"). A checkpoint or a run end plans in the core, starts its judge
+// requests here and returns at once; Pi goes on. The answers land at the
+// first boundary after they are in where an extension may append an edit: a
+// `turn_end`, `agent_before_settle`, or a prompt's first request (the
+// `context` hook, lapse.ts). Before landing, the plan is checked against what
+// changed meanwhile: the entry it was planned at must still be on the branch
+// (a `/tree` jump drops it), the settings must be the ones it was planned
+// with, and the core (guard/pass/land.rs) drops each item edited or gone
+// since and weighs the rest again at the later landing. Esc, `/guard off`, a
+// new session and Pi's exit abort what is out; nothing is applied then.
+//
+// The only state here is the passes still out and one line of what happened
+// last, for `/guard`. Every rule is the core's.
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { callCore } from "../core.ts";
+import { safeBranch } from "./cache-facts.ts";
+import { classifierOf } from "./checkpoint.ts";
+import type { findClassifier } from "./model.ts";
+import { type RunResult, runRequests, Slots } from "./requests.ts";
+import type { GuardSettings, PassInput, PassOutcome } from "./types.ts";
+import { guardCore, type Planned } from "./wasm.ts";
+
+type Lookup = ReturnType<typeof findClassifier>;
+type Draft = PassOutcome["entries"][number];
+
+/** A pass whose judge requests are out, or whose answers wait to land. */
+interface Job {
+  phase: "run-end" | "mid-run";
+  planned: Planned;
+  /** The entries the pass would edit (`PassState::held`), and how many items it asked about. */
+  held: string[];
+  asked: number;
+  /** The last entry of the context it was planned on: it must still be on the branch when the answers land. */
+  anchor: string | undefined;
+  settingsKey: string;
+  plannedMs: number;
+  abort: AbortController;
+  /** Set when every request has ended. */
+  run?: RunResult;
+  /** Aborted by the user (Esc) or dropped: nothing lands. */
+  dropped?: string;
+}
+
+/** What a landing gives the boundary: the drafts to append, the ids they hold. */
+export interface Landed {
+  entries: Draft[];
+  held: string[];
+}
+
+export class Background {
+  private jobs: Job[] = [];
+  /** One line on what happened last (landed, dropped and why), for `/guard`. */
+  last: string | undefined;
+  readonly slots = new Slots(1);
+
+  /** Runs when a pass's answers are in (the status bar shows it). */
+  private changed: (ctx: ExtensionContext) => void;
+  constructor(changed: (ctx: ExtensionContext) => void) {
+    this.changed = changed;
+  }
+
+  /** Starts a planned pass's requests in the background; `signal`, the run's, aborts them (Esc). */
+  start(ctx: ExtensionContext, phase: Job["phase"], planned: Planned, lookup: Lookup, settings: GuardSettings, contextEntries: readonly unknown[], signal?: AbortSignal): void {
+    const last = contextEntries.at(-1) as { sourceEntry?: { id?: string } } | undefined;
+    const [asked, ...held] = planned.pass.plan.held.split("\n");
+    const job: Job = {
+      phase,
+      planned,
+      held,
+      asked: Number(asked) || 0,
+      anchor: last?.sourceEntry?.id,
+      settingsKey: JSON.stringify(settings),
+      plannedMs: Date.now(),
+      abort: new AbortController(),
+    };
+    const onAbort = () => this.drop(job, "the run was stopped (Esc)");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.slots.size = settings.concurrency;
+    this.jobs.push(job);
+    runRequests(planned.requests, classifierOf(ctx, lookup), { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: job.abort.signal, slots: this.slots })
+      .then((run) => {
+        job.run = run;
+      })
+      .catch((error: unknown) => {
+        job.dropped ??= `the judge's requests failed: ${(error as Error)?.message ?? error}`;
+        job.run = { outcomes: [], timedOut: false, ms: 0 };
+      })
+      .finally(() => {
+        signal?.removeEventListener("abort", onAbort);
+        try {
+          this.changed(ctx);
+        } catch {
+          // The status is cosmetic.
+        }
+      });
+  }
+
+  /** Items the judge is still asked about, across passes. */
+  get judging(): number {
+    return this.jobs.filter((j) => !j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
+  }
+
+  /** Outputs judged whose answers wait to land. */
+  get ready(): number {
+    return this.jobs.filter((j) => j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
+  }
+
+  /** Whether a pass is out or waits to land. */
+  get busy(): boolean {
+    return this.jobs.some((j) => !j.dropped);
+  }
+
+  /** The entries passes out or waiting hold: a new plan leaves them alone (`PassInput.judging`). */
+  held(): string[] {
+    return this.jobs.filter((j) => !j.dropped).flatMap((j) => j.held);
+  }
+
+  /** Aborts every pass out and drops every answer not landed, saying why (in `/guard`'s last line). */
+  dropAll(why: string): void {
+    for (const job of [...this.jobs]) this.drop(job, why);
+  }
+
+  /** Drops the passes planned on entries no longer on the branch (after `/tree`). */
+  dropOffBranch(ctx: ExtensionContext): void {
+    const ids = new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));
+    for (const job of [...this.jobs]) if (job.anchor && !ids.has(job.anchor)) this.drop(job, "the branch changed (/tree)");
+  }
+
+  /**
+   * The drafts of every pass whose answers are in, checked and weighed again against `input` (the context
+   * now): edits on entries edited or gone since are dropped. `inRequest` when they go into a prompt's
+   * first request. A pass planned on another branch or with other settings is dropped whole.
+   */
+  land(ctx: ExtensionContext, input: PassInput, settings: GuardSettings, inRequest: boolean): Landed {
+    const landed: Landed = { entries: [], held: [] };
+    const ready = this.jobs.filter((j) => j.run && !j.dropped);
+    if (ready.length === 0) return landed;
+    const onBranch = new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));
+    const notes: string[] = [];
+    for (const job of ready) {
+      if (job.anchor && !onBranch.has(job.anchor)) {
+        this.drop(job, "the branch changed");
+        continue;
+      }
+      if (job.settingsKey !== JSON.stringify(settings)) {
+        this.drop(job, "the settings changed");
+        continue;
+      }
+      // finishPass consumes the plan: taken off the list, not freed.
+      this.forget(job, false);
+      const ms = Date.now() - job.plannedMs;
+      const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: landed.held }, ms, inRequest));
+      if (!dropped.ok) {
+        job.planned.pass.plan.free();
+        notes.push(`the ${job.phase} judge's answers were not landed: ${dropped.error}`);
+        continue;
+      }
+      const outcome = callCore(() => guardCore.finishPass(job.planned.pass, job.run as RunResult));
+      if (!outcome.ok) {
+        notes.push(`the ${job.phase} judge's answers were not landed: ${outcome.error}`);
+        continue;
+      }
+      landed.entries.push(...outcome.value.entries);
+      landed.held.push(...job.held);
+      const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
+      const late = outcome.value.record?.late;
+      const when = late ? `${late.requests} request${late.requests === 1 ? "" : "s"} and ${(late.ms / 1000).toFixed(1)} s after it was planned` : "";
+      const gone = dropped.value.length ? `; ${dropped.value.length} left alone, edited or gone meanwhile` : "";
+      notes.push(`the ${job.phase} judge's answers landed ${when}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
+    }
+    if (notes.length) this.last = notes.join("; ");
+    return landed;
+  }
+
+  private drop(job: Job, why: string): void {
+    if (job.dropped) return;
+    job.dropped = why;
+    job.abort.abort();
+    this.forget(job);
+    this.last = `the ${job.phase} judge's answers about ${job.asked} item${job.asked === 1 ? "" : "s"} were dropped: ${why}`;
+  }
+
+  private forget(job: Job, free = true): void {
+    this.jobs = this.jobs.filter((j) => j !== job);
+    if (!free) return;
+    try {
+      job.planned.pass.plan.free();
+    } catch {
+      // Freed already.
+    }
+  }
+}

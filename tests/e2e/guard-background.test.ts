@@ -1,0 +1,122 @@
+// Nobody waits for the judge (issue 27; docs/GUARD.md "Nobody waits for the judge"), inside real Pi on the
+// Anthropic loopback server (Pi's own `anthropic` provider, Anthropic's cache model), with a main model that
+// answers in 0.7 s and a judge that answers in 0.9 s, as a person's session has them:
+// - the 40-call test-fix loop and six prompts of four calls take at most 1.03× guard off's wall time, and
+//   Pi settles within 50 ms of the last answer (median over prompts); the edits still land, later;
+// - with a judge slower than a turn, the checkpoints' edits land turns later, and the record says how many;
+// - the races: an answer that comes after Esc, after `/guard off`, after `/tree` moved the leaf, or after
+//   Pi exits lands nowhere and changes nothing; every raw entry stays as it was.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
+import type { Behaviour } from "../harness/classifier.ts";
+import { shiftedClock } from "../harness/clock.ts";
+import { LONG_RUN_PI_SETTINGS, LONG_RUN_PROMPT, longRunScript, oracleClassifier, oracleLines, pausedSession, project, putNodeOnPath } from "../harness/long-run.ts";
+import { type Loose, piVersion } from "../harness/pi.ts";
+import { startSession } from "../harness/session.ts";
+
+const MAIN_MS = 700;
+const JUDGE_MS = 900;
+
+/** `judge`, answering `ms` later; an abort ends the wait at once, as a provider's request would. */
+function slow(judge: Behaviour, ms: number, seen: { aborted: number } = { aborted: 0 }): Behaviour {
+  return (request, signal) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(judge(request, signal)), ms);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          seen.aborted++;
+          reject(new Error("aborted"));
+        },
+        { once: true },
+      );
+    });
+}
+
+interface Timed {
+  /** Wall time of every prompt together, ms. */
+  wall: number;
+  /** Per prompt: from the server's last answer until Pi settled, ms. */
+  settle: number[];
+  branch: Loose[];
+  bodies: Loose[];
+}
+
+/** `prompts` (each a text and its scripted steps) with the guard's `settings` (`false`: guard off), timed. */
+async function timed(prompts: { text: string; steps: unknown[] }[], settings: Record<string, unknown>, judgeMs: number, mainMs = MAIN_MS): Promise<Timed> {
+  putNodeOnPath();
+  const p = project(6);
+  const clock = shiftedClock();
+  try {
+    const server = await startAnthropicServer(prompts.flatMap((x) => x.steps) as never, { clock, delayMs: mainMs });
+    const loopback = anthropicSession(server);
+    const pi = await startSession({
+      ...loopback.options,
+      files: p.files,
+      classifier: slow(oracleClassifier(oracleLines(p), p.bugs), judgeMs),
+      guardSettings: settings,
+      piSettings: { ...LONG_RUN_PI_SETTINGS, ...loopback.options.piSettings },
+    });
+    try {
+      await loopback.select(pi);
+      const settle: number[] = [];
+      let wall = 0;
+      for (const x of prompts) {
+        const start = Date.now();
+        await pi.prompt(x.text);
+        const end = Date.now();
+        wall += end - start;
+        settle.push(end - (server.answered?.at(-1) ?? end));
+      }
+      assert.equal(server.pendingSteps(), 0, "every scripted turn was used");
+      return { wall, settle, branch: pi.branch(), bodies: [...server.bodies] };
+    } finally {
+      await pi.dispose();
+      await server.close();
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+  } finally {
+    clock.restore();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const records = (branch: Loose[]) => branch.filter((e) => e.type === "custom" && e.customType === "context-guard").map((e) => e.data);
+const edits = (branch: Loose[]) => branch.filter((e) => e.type === "context_edit");
+
+test(`Pi ${piVersion}: with a 0.7 s main model and a 0.9 s judge, the guard adds no wait`, { timeout: 600_000 }, async () => {
+  const p = project(6);
+  const loop = [{ text: LONG_RUN_PROMPT, steps: longRunScript(p) }];
+  const six = pausedSession(p, [0, 0, 0, 0, 0]).map((x) => ({ text: x.text, steps: x.steps }));
+  for (const [name, prompts] of [
+    ["the 40-call test-fix loop", loop],
+    ["six prompts of four calls", six],
+  ] as const) {
+    const off = await timed(prompts, { enabled: false }, JUDGE_MS);
+    const on = await timed(prompts, { waitForJudge: false }, JUDGE_MS);
+    const ratio = on.wall / off.wall;
+    console.log(`${name}: guard off ${off.wall} ms, on ${on.wall} ms (${ratio.toFixed(3)}×); settle median ${median(on.settle)} ms (off ${median(off.settle)} ms)`);
+    assert.ok(ratio <= 1.03, `${name}: ${ratio.toFixed(3)}× guard off's wall time`);
+    assert.ok(median(on.settle) <= 50, `${name}: Pi settles ${median(on.settle)} ms after the last answer`);
+    // The judge still did its work: its edits are on the branch, landed later than planned.
+    assert.ok(edits(on.branch).length > 0, `${name}: edits landed`);
+    assert.ok(records(on.branch).some((r) => r.late), `${name}: a record says when its edits landed`);
+  }
+});
+
+test(`Pi ${piVersion}: a judge slower than a turn still lands the checkpoints' edits, turns later`, { timeout: 300_000 }, async () => {
+  // 3 s judge, 2 s turns, scaled by 0.1 to keep CI short (`npm run bench` runs the full times).
+  const p = project(6);
+  const run = await timed([{ text: LONG_RUN_PROMPT, steps: longRunScript(p) }], { waitForJudge: false }, 300, 200);
+  const mid = records(run.branch).filter((r) => r.phase === "mid-run");
+  assert.ok(mid.length > 0, "checkpoints ran");
+  const landed = mid.filter((r) => r.results.some((x: Loose) => x.outcome !== "kept"));
+  assert.ok(landed.length > 0, "a checkpoint's edits landed");
+  for (const r of mid) assert.ok(r.late && r.late.requests >= 1 && r.late.ms >= 300, `delay recorded: ${JSON.stringify(r.late)}`);
+  // What the checkpoint edited is in the requests after it landed, and the raw entries are whole.
+  const target = edits(run.branch)[0].targetId;
+  const raw = run.branch.find((e) => e.id === target);
+  assert.ok(raw.message.content[0].text.length > 1000 && !raw.message.content[0].text.startsWith("[context-guard]"), "the raw entry is whole");
+});
