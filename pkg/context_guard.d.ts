@@ -154,10 +154,10 @@ export function judgeSystemPrompt(): string;
 /**
  * Before step two, when the judge answered after the boundary the pass was
  * planned at (guard.md §5a): checks and re-weighs the plan against the
- * context now, the `PassInput` in `planPass`'s form, `ms` after planning
- * (`pass::land`). The ids of the items dropped, one a line.
+ * context now, the `PassInput` in `planPass`'s form, `ms` after planning at
+ * the entry `anchor` (`pass::land`). The ids of the items dropped, one a line.
  */
-export function landPass(pass: Pass, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[], ms: number, in_request: boolean): string;
+export function landPass(pass: Pass, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[], anchor: string, ms: number, in_request: boolean): string;
 
 /**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
@@ -257,7 +257,7 @@ export interface InitOutput {
     readonly guardSummary: (a: number, b: number) => [number, number, number, number];
     readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly judgeSystemPrompt: () => [number, number];
-    readonly landPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];
+    readonly landPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: number) => [number, number, number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly pass_gate: (a: number) => [number, number];
     readonly pass_held: (a: number) => [number, number];

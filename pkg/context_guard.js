@@ -556,24 +556,25 @@ export function judgeSystemPrompt() {
 /**
  * Before step two, when the judge answered after the boundary the pass was
  * planned at (guard.md §5a): checks and re-weighs the plan against the
- * context now, the `PassInput` in `planPass`'s form, `ms` after planning
- * (`pass::land`). The ids of the items dropped, one a line.
+ * context now, the `PassInput` in `planPass`'s form, `ms` after planning at
+ * the entry `anchor` (`pass::land`). The ids of the items dropped, one a line.
  * @param {Pass} pass
  * @param {Uint8Array | number[]} input
  * @param {Uint8Array | number[]} texts
  * @param {Uint32Array | number[]} lengths
+ * @param {string} anchor
  * @param {number} ms
  * @param {boolean} in_request
  * @returns {string}
  */
-export function landPass(pass, input, texts, lengths, ms, in_request) {
-    let deferred7_0;
-    let deferred7_1;
+export function landPass(pass, input, texts, lengths, anchor, ms, in_request) {
+    let deferred8_0;
+    let deferred8_1;
     try {
         _assertClass(pass, Pass);
-        const val4 = +ms;
-        const val5 = +in_request;
-        let ptr0, len0, ptr1, len1, ptr2, len2;
+        const val5 = +ms;
+        const val6 = +in_request;
+        let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3;
         try {
             ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
             len0 = WASM_VECTOR_LEN;
@@ -581,24 +582,27 @@ export function landPass(pass, input, texts, lengths, ms, in_request) {
             len1 = WASM_VECTOR_LEN;
             ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
             len2 = WASM_VECTOR_LEN;
+            ptr3 = passStringToWasm0(anchor, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len3 = WASM_VECTOR_LEN;
         } catch (e) {
+            if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
             if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
             if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
             throw e;
         }
-        const ret = wasm.landPass(pass.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, val4, val5);
-        var ptr6 = ret[0];
-        var len6 = ret[1];
+        const ret = wasm.landPass(pass.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, val5, val6);
+        var ptr7 = ret[0];
+        var len7 = ret[1];
         if (ret[3]) {
-            ptr6 = 0; len6 = 0;
+            ptr7 = 0; len7 = 0;
             throw takeFromExternrefTable0(ret[2]);
         }
-        deferred7_0 = ptr6;
-        deferred7_1 = len6;
-        return getStringFromWasm0(ptr6, len6);
+        deferred8_0 = ptr7;
+        deferred8_1 = len7;
+        return getStringFromWasm0(ptr7, len7);
     } finally {
-        wasm.__wbindgen_free(deferred7_0, deferred7_1, 1);
+        wasm.__wbindgen_free(deferred8_0, deferred8_1, 1);
     }
 }
 

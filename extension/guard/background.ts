@@ -15,7 +15,7 @@
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import { safeBranch } from "./cache-facts.ts";
-import { classifierOf } from "./checkpoint.ts";
+import { classifierOf } from "./judge.ts";
 import type { findClassifier } from "./model.ts";
 import { type RunResult, runRequests, Slots } from "./requests.ts";
 import type { GuardSettings, PassInput, PassOutcome } from "./types.ts";
@@ -53,15 +53,39 @@ export class Background {
   /** One line on what happened last (landed, dropped and why), for `/guard`. */
   last: string | undefined;
   readonly slots = new Slots(1);
+  /** Set when Pi shuts the session down: nothing starts after that. */
+  closed = false;
 
   /** Runs when a pass's answers are in (the status bar shows it). */
   private changed: (ctx: ExtensionContext) => void;
-  constructor(changed: (ctx: ExtensionContext) => void) {
+  /** Runs with each pass that lands (`/guard` keeps a run end's break-even decisions). */
+  private landed?: (phase: Job["phase"], outcome: PassOutcome) => void;
+  constructor(changed: (ctx: ExtensionContext) => void, landed?: (phase: Job["phase"], outcome: PassOutcome) => void) {
     this.changed = changed;
+    this.landed = landed;
+  }
+
+  /**
+   * Runs `step` once the current event is over (the run end plans there, after Pi settled); a failure is
+   * `warn`ed, and nothing changes.
+   */
+  later(step: () => void, warn: (message: string) => void): void {
+    setImmediate(() => {
+      if (this.closed) return;
+      try {
+        step();
+      } catch (error) {
+        warn(`the pass failed, nothing was changed: ${(error as Error).message}`);
+      }
+    });
   }
 
   /** Starts a planned pass's requests in the background; `signal`, the run's, aborts them (Esc). */
   start(ctx: ExtensionContext, phase: Job["phase"], planned: Planned, lookup: Lookup, settings: GuardSettings, contextEntries: readonly unknown[], signal?: AbortSignal): void {
+    if (this.closed) {
+      planned.pass.plan.free();
+      return;
+    }
     const last = contextEntries.at(-1) as { sourceEntry?: { id?: string } } | undefined;
     const [asked, ...held] = planned.pass.plan.held.split("\n");
     const job: Job = {
@@ -76,7 +100,6 @@ export class Background {
     };
     const onAbort = () => this.drop(job, "the run was stopped (Esc)");
     signal?.addEventListener("abort", onAbort, { once: true });
-    this.slots.size = settings.concurrency;
     this.jobs.push(job);
     runRequests(planned.requests, classifierOf(ctx, lookup), { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: job.abort.signal, slots: this.slots })
       .then((run) => {
@@ -106,6 +129,14 @@ export class Background {
     return this.jobs.filter((j) => j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
   }
 
+  /** `/guard`'s line: what is judged now, what waits to land, what happened last; none when nothing did. */
+  describe(): string | undefined {
+    const plural = (n: number) => `${n} output${n === 1 ? "" : "s"}`;
+    const now = [this.judging > 0 ? `judging ${plural(this.judging)}` : "", this.ready > 0 ? `${plural(this.ready)} judged, to land at the next boundary` : ""];
+    const parts = [...now.filter(Boolean), this.last ? `last: ${this.last}` : ""].filter(Boolean);
+    return parts.length ? parts.join("; ") : undefined;
+  }
+
   /** Whether a pass is out or waits to land. */
   get busy(): boolean {
     return this.jobs.some((j) => !j.dropped);
@@ -132,10 +163,11 @@ export class Background {
    * now): edits on entries edited or gone since are dropped. `inRequest` when they go into a prompt's
    * first request. A pass planned on another branch or with other settings is dropped whole.
    */
-  land(ctx: ExtensionContext, input: PassInput, settings: GuardSettings, inRequest: boolean): Landed {
+  land(ctx: ExtensionContext, inputNow: () => PassInput, settings: GuardSettings, inRequest: boolean): Landed {
     const landed: Landed = { entries: [], held: [] };
     const ready = this.jobs.filter((j) => j.run && !j.dropped);
     if (ready.length === 0) return landed;
+    const input = inputNow();
     const onBranch = new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));
     const notes: string[] = [];
     for (const job of ready) {
@@ -150,7 +182,7 @@ export class Background {
       // finishPass consumes the plan: taken off the list, not freed.
       this.forget(job, false);
       const ms = Date.now() - job.plannedMs;
-      const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: landed.held }, ms, inRequest));
+      const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: landed.held }, job.anchor ?? "", ms, inRequest));
       if (!dropped.ok) {
         job.planned.pass.plan.free();
         notes.push(`the ${job.phase} judge's answers were not landed: ${dropped.error}`);
@@ -162,6 +194,7 @@ export class Background {
         continue;
       }
       landed.entries.push(...outcome.value.entries);
+      this.landed?.(job.phase, outcome.value);
       landed.held.push(...job.held);
       const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
       const late = outcome.value.record?.late;

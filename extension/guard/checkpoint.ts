@@ -15,10 +15,10 @@ import { callCore } from "../core.ts";
 import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { beforeCompaction } from "./compaction.ts";
 import { cacheFacts, safeBranch } from "./cache-facts.ts";
-import { judgeClassify } from "./judge.ts";
+import { classifierOf } from "./judge.ts";
 import type { Background } from "./background.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
-import { type Classify, runRequests, type Slots } from "./requests.ts";
+import { runRequests, type Slots } from "./requests.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassInput, PassOutcome, PassSkip } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
 
@@ -147,12 +147,6 @@ export function earlierRunCounts(ctx: ExtensionContext): { earlierRunsSession: n
   return { earlierRunsSession: sessionRuns(safeBranch(ctx)).length, earlierRunsSaved: runs.length, earlierRunsNote: note };
 }
 
-/** The classifier, or a chat model named as `model` judging through `complete` with the core's prompt (guard/judge.ts). */
-export function classifierOf(ctx: ExtensionContext, lookup: Lookup): Classify {
-  if (lookup.ok && lookup.judge) return judgeClassify(ctx, lookup.model);
-  return (context, options) => ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
-}
-
 /**
  * Runs a planned pass's requests (one limiter, one budget, `signal` cancelling them) and finishes it in
  * the core. The status says `🛡 distilling…` while requests run.
@@ -203,10 +197,11 @@ export function planCheckpointPass(
   gates: CheckpointGates,
   readPoints: string[] = [],
   judging: string[] = [],
+  signal = ctx.signal,
 ): CheckpointPlan {
   try {
     if (!lookup.ok) return { skipped: "no-classifier" };
-    if (ctx.signal?.aborted) return { aborted: true };
+    if (signal?.aborted) return { aborted: true };
     const input = { ...passInput(ctx, contextEntries, settings, true, readPoints), judging, judge: judgePrice(ctx, lookup), gates };
     const planned = callCore(() => guardCore.planCheckpoint(input));
     if (!planned.ok) return { problem: `the checkpoint could not be planned: ${planned.error}` };
@@ -293,7 +288,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const contextEntries = event.context.contextEntries;
       const background = hooks.background;
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
-      const landed = background.land(ctx, passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
+      const landed = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
       const judging = [...background.held(), ...landed.held];
       const append = (more: readonly unknown[] = []) => {
         const entries = [...landed.entries, ...more];
@@ -315,15 +310,19 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
         note(hooks, ctx, result);
         return append(result.entries);
       }
-      // One checkpoint out at a time: while one is, the outputs wait for the next (issue 27).
-      if (background.busy || landed.entries.length) return landed.entries.length ? append() : undefined;
-      const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging);
-      note(hooks, ctx, { entries: [], ...plan });
-      if (planned) {
-        background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, ctx.signal);
-        hooks.refresh(ctx);
+      // One checkpoint out at a time: while one is, its outputs wait for the next (issue 27). The plan is
+      // made right after this turn_end, on its context, while the next request is out; what just landed is
+      // left alone (its record is not in that context).
+      if (!background.busy) {
+        const signal = ctx.signal;
+        background.later(() => {
+          const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal);
+          note(hooks, ctx, { entries: [], ...plan });
+          if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
+          hooks.refresh(ctx);
+        }, (message) => hooks.warnOnce(ctx, message));
       }
-      return undefined;
+      return landed.entries.length ? append() : undefined;
     } catch (error) {
       hooks.warnOnce(ctx, `the checkpoint failed, nothing was changed: ${(error as Error).message}`);
       return undefined;

@@ -9,7 +9,7 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
-import type { BreakEvenDecision, GuardSettings } from "./types.ts";
+import type { BreakEvenDecision, GuardSettings, PassInput } from "./types.ts";
 import { disabledBy } from "../switches.ts";
 import type { GuardStats } from "../kept.ts";
 import { say, say as sayInUi, setStatus } from "../ui.ts";
@@ -22,7 +22,7 @@ import { readSettingsText, settingsPath, writeSettingsText } from "./settings-fi
 import { registerOpening } from "./lapse.ts";
 import { registerPin } from "./pin.ts";
 import { Background } from "./background.ts";
-import { guardCore } from "./wasm.ts";
+import { guardCore, type Planned } from "./wasm.ts";
 
 const STATUS_KEY = "context-guard";
 /** The custom entry through which `/guard` replies in `pi --mode json`. */
@@ -123,8 +123,8 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       // The judge at work in the background (issue 27): `· judging 3 outputs…` after the savings.
       const [n, ready] = [background.judging, background.ready];
       const plural = (k: number) => `${k} output${k === 1 ? "" : "s"}`;
-      const judging = n > 0 ? `judging ${plural(n)}…` : ready > 0 ? `${plural(ready)} judged, to land next` : "";
-      const rest = [figures.value.status.rest, judging].filter(Boolean).join(" · ");
+      const judging = n > 0 ? ` · judging ${plural(n)}…` : ready > 0 ? ` · ${plural(ready)} judged, to land next` : "";
+      const rest = figures.value.status.rest + judging;
       showSaved(ctx, figures.value.status.saved, rest);
       return figures.value.stats;
     } catch (error) {
@@ -134,7 +134,12 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   };
 
   // Passes whose judge works in the background (issue 27): the status shows their answers coming in.
-  const background = new Background((ctx) => void refreshStatus(ctx));
+  const background = new Background(
+    (ctx) => void refreshStatus(ctx),
+    (phase, outcome) => {
+      if (phase === "run-end") lastBreakEven = outcome.breakEven ?? [];
+    },
+  );
 
   // The pin reads `enabled` and `pinAnthropicCache` on every provider request: the file's settings, with
   // no classifier lookup (fitting `maxSegmentChars` changes neither).
@@ -143,6 +148,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   pi.on("session_start", (_event, ctx) => {
     loaded = undefined;
     background.dropAll("a new session started");
+    background.closed = false;
     refreshStatus(ctx);
     // The saved sessions' runs are read in the background, once per session, for the checkpoints' estimator.
     try {
@@ -152,55 +158,56 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       warnOnce(ctx, `saved sessions not read: ${(error as Error).message}`);
     }
   });
-  pi.on("agent_settled", (_event, ctx) => void refreshStatus(ctx));
+  pi.on("agent_settled", (event, ctx) => {
+    // Esc aborts the judge's requests too, and changes nothing (issue 27).
+    if ((event as { aborted?: boolean }).aborted) background.dropAll("the run was stopped (Esc)");
+    refreshStatus(ctx);
+  });
   pi.on("session_tree", (_event, ctx) => {
     background.dropOffBranch(ctx);
     refreshStatus(ctx);
   });
   // Pi exits (or reloads, or switches sessions): answers still out would land nowhere. Their requests
   // are aborted and nothing changes: the outputs stay whole in the session, as they were.
-  pi.on("session_shutdown", () => background.dropAll("Pi exited before the answers came"));
+  pi.on("session_shutdown", () => {
+    background.closed = true;
+    background.dropAll("Pi exited before the answers came");
+  });
   pi.on("session_compact", (_event, ctx) => void refreshStatus(ctx));
 
   // The run-end pass (guard.md §1, §3, §5): plan in the core, ask the classifier,
   // finish in the core, append the drafts after whatever earlier handlers proposed.
+  // The judge works in the background (issue 27): Pi settles at once, the plan is made
+  // right after, and the answers land before the next prompt's first request (lapse.ts)
+  // or, when later, at a turn_end under the money rule. `waitForJudge` waits here.
   pi.on("agent_before_settle", async (event, ctx) => {
     try {
-      // Esc aborts the judge's requests too, and changes nothing (issue 27).
-      if (event.outcome === "aborted") background.dropAll("the run was stopped (Esc)");
       if (event.outcome !== "completed") return undefined;
       const { settings } = settingsOf(ctx);
       if (!settings.enabled) return undefined;
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
       // Without the classifier only old images go (they need no request, guard.md §4).
       if (!lookup.ok) showProblem(ctx, lookup.status);
-      const input = passInput(ctx, event.context.contextEntries, settings, lookup.ok, pin.readPoints(ctx));
+      const contextEntries = event.context.contextEntries;
+      const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, pin.readPoints(ctx));
+      if (!settings.waitForJudge) {
+        // Nothing lands here: what is in lands with the run end's answers before the next prompt's first
+        // request, which is as soon for the cache. The run end leaves alone what passes still out hold.
+        background.later(() => {
+          const planned = planRunEnd(ctx, inputNow(), background.held(), lookup);
+          if (planned) background.start(ctx, "run-end", planned, lookup, settings, contextEntries);
+          refreshStatus(ctx);
+        }, (message) => warnOnce(ctx, message));
+        return undefined;
+      }
       // A checkpoint's answers that are in land first; the run end leaves alone what passes still out hold.
-      const landed = background.land(ctx, input, settings, false);
+      const landed = background.land(ctx, inputNow, settings, false);
       const withLanded = (more: readonly unknown[]) =>
         landed.entries.length + more.length === 0 ? undefined : { entries: [...event.entries, ...landed.entries, ...more] as typeof event.entries };
-      const judging = [...background.held(), ...landed.held];
-      const planned = callCore(() => guardCore.planPass({ ...input, judging, judge: judgePrice(ctx, lookup) }));
-      if (!planned.ok) {
-        warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
-        return withLanded([]);
-      }
-      // A judge not worth calling (guard/pass/plan.rs `weigh_judge`): /guard shows the skip with its figures,
-      // until a checkpoint runs or a later run end asks.
-      const gate = planned.value.gate;
-      if (gate?.runEnd) lastSkip = { skipped: "judge-not-worth-it", gate };
-      else if (planned.value.requests.length > 0 && lastSkip?.gate?.runEnd) lastSkip = undefined;
-      if (planned.value.skipped) return withLanded([]);
-
-      // Pi settles at once; the answers land before the next prompt's first request (lapse.ts), or later
-      // under the money rule (issue 27). Without requests (old images, outputs that wait) it finishes now.
-      if (!settings.waitForJudge && lookup.ok && planned.value.requests.length > 0) {
-        background.start(ctx, "run-end", planned.value, lookup, settings, event.context.contextEntries);
-        refreshStatus(ctx);
-        return withLanded([]);
-      }
+      const planned = planRunEnd(ctx, inputNow(), [...background.held(), ...landed.held], lookup);
+      if (!planned) return withLanded([]);
       // One list of requests for every kind (large, small, exchange), under one limiter and one budget.
-      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, busy, background.slots);
+      const outcome = await classifyAndFinish(ctx, planned, lookup, settings, busy, background.slots);
       if (!outcome.ok) {
         warnOnce(ctx, `the pass could not finish, nothing was changed: ${outcome.error}`);
         return withLanded([]);
@@ -212,6 +219,21 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       return undefined;
     }
   });
+
+  /** The run end's plan, leaving alone what `judging` holds; none when skipped or it failed (said once). */
+  const planRunEnd = (ctx: ExtensionContext, input: PassInput, judging: string[], lookup: ReturnType<typeof findClassifier>): Planned | undefined => {
+    const planned = callCore(() => guardCore.planPass({ ...input, judging, judge: judgePrice(ctx, lookup) }));
+    if (!planned.ok) {
+      warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
+      return undefined;
+    }
+    // A judge not worth calling (guard/pass/plan.rs `weigh_judge`): /guard shows the skip with its figures,
+    // until a checkpoint runs or a later run end asks.
+    const gate = planned.value.gate;
+    if (gate?.runEnd) lastSkip = { skipped: "judge-not-worth-it", gate };
+    else if (planned.value.requests.length > 0 && lastSkip?.gate?.runEnd) lastSkip = undefined;
+    return planned.value.skipped ? undefined : planned.value;
+  };
 
   // Mid-run checkpoints (guard.md §7) at turn_end; the last skip is kept for /guard's one line.
   let lastSkip: SkipNote | undefined;
@@ -367,6 +389,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             midRunMinTurns: settings.midRunMinTurns,
             lastSkip,
             beforeCompaction: compactionLine,
+            background: background.describe(),
             cachePin: settings.enabled ? pin.describe(ctx, settings) : undefined,
             lastBreakEven,
             pruneExchanges: settings.pruneExchanges,

@@ -13,7 +13,7 @@
 // cache write (1.25× input on Anthropic) would never be read.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
-import type { ChatModel } from "./model.ts";
+import type { ChatModel, findClassifier } from "./model.ts";
 import type { Classify, ClassifierResult } from "./requests.ts";
 import type { GuardClassifierContext } from "./types.ts";
 import { guardCore } from "./wasm.ts";
@@ -50,4 +50,10 @@ export function judgeClassify(ctx: ExtensionContext, model: ChatModel): Classify
       usage: { input, output: usage.output, cost: { total: usage.cost?.total } },
     };
   };
+}
+
+/** The classifier, or a chat model named as `model` judging through `complete` with the core's prompt (guard/judge.ts). */
+export function classifierOf(ctx: ExtensionContext, lookup: ReturnType<typeof findClassifier>): Classify {
+  if (lookup.ok && lookup.judge) return judgeClassify(ctx, lookup.model);
+  return (context, options) => ctx.modelRegistry.classify((lookup.ok ? lookup.model : undefined) as never, context as never, options) as ReturnType<Classify>;
 }

@@ -33,13 +33,15 @@ function waiting(branch: readonly unknown[], lastBreakEven: readonly BreakEvenDe
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i] as Entry;
     if (e.type !== "custom" || e.customType !== "context-guard") continue;
-    const results = (e.data as { results?: { reason?: unknown }[] } | undefined)?.results;
-    return Array.isArray(results) && results.some((r) => r?.reason === "deferred");
+    return defers(e.data);
   }
   return false;
 }
 
 type Draft = PassOutcome["entries"][number];
+const isEdit = (d: Draft) => (d as { type?: string }).type === "context_edit";
+/** Whether a record's data leaves outputs waiting (`deferred` results). */
+const defers = (data: unknown) => ((data as { results?: { reason?: unknown }[] } | undefined)?.results ?? []).some((r) => r?.reason === "deferred");
 
 /** The branch's latest message entry, found from the leaf up: every request asks, and most stop here. */
 function latestMessage(ctx: ExtensionContext): Entry | undefined {
@@ -121,6 +123,7 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
   const offer = (ctx: ExtensionContext, entries: Draft[], contextEntries: Projected[], messages: { role?: string }[], promptId: string, landing: boolean) => {
     const applied = applyDrafts(contextEntries, messages, entries);
     if (applied || landing) pending = { promptId, entries };
+    else pending = { promptId, entries: entries.filter((d) => !isEdit(d) && pending?.entries.includes(d)) };
     if (applied) return { messages: applied as never };
     const otherwise = landing ? "the judge's answers land at this run's first turn_end" : "the edits for a lapsed cache wait";
     deps.warnOnce(ctx, `the request's messages differ from the session's projection; ${otherwise}`);
@@ -136,36 +139,51 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
       if (lastMessage?.message?.role !== "user" || !lastMessage.id || seen.has(lastMessage.id)) return undefined;
       seen.add(lastMessage.id);
       const lookup = deps.lookup(ctx, settings);
-      // The last run end's answers, in since it settled, land in this request, before anything else (issue 27).
-      const landing = deps.background.busy;
-      if (!landing && !waiting(ctx.sessionManager.getBranch(), deps.lastBreakEven())) return undefined;
-      const contextEntries = (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
-      const input = passInput(ctx, contextEntries, settings, lookup.ok, deps.readPoints(ctx));
-      if (landing) {
-        const landed = deps.background.land(ctx, input, settings, true);
-        // What is still out lands at a turn_end of this run; what landed now goes into this request. The
-        // opening pass waits for the next prompt: its plan could not see these edits.
-        if (landed.entries.length === 0) return undefined;
-        return offer(ctx, landed.entries, contextEntries, event.messages as { role?: string }[], lastMessage.id, true);
+      const messages = event.messages as { role?: string }[];
+      const projection = () => (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
+      // Answers in from the judge in the background (the last run end's, most often) land in this request,
+      // before anything else (issue 27); its edits and the opening pass's are not planned together.
+      let landed: Draft[] = [];
+      let contextEntries: Projected[] | undefined;
+      if (deps.background.busy) {
+        contextEntries = projection();
+        const entries = contextEntries;
+        landed = deps.background.land(ctx, () => passInput(ctx, entries, settings, lookup.ok, deps.readPoints(ctx)), settings, true).entries;
+        if (landed.some(isEdit)) return offer(ctx, landed, entries, messages, lastMessage.id, true);
+        // Only records (outputs that wait): appended at the first turn_end, with what the opening pass adds.
+        if (landed.length) pending = { promptId: lastMessage.id, entries: landed };
       }
-      const planned = callCore(() => guardCore.planPass({ ...input, model: { ...input.model!, opening: true } }));
+      const records = landed.filter((d) => !isEdit(d)).map((d) => (d as { data?: unknown }).data);
+      if (!records.some(defers) && !waiting(ctx.sessionManager.getBranch(), deps.lastBreakEven())) return undefined;
+      contextEntries ??= projection();
+      const input = passInput(ctx, contextEntries, settings, lookup.ok, deps.readPoints(ctx));
+      // The records that just landed are not in the projection yet: the opening pass reads them too.
+      const at = contextEntries.length;
+      const planned = callCore(() =>
+        guardCore.planPass({
+          ...input,
+          records: [...(input.records ?? []), ...records.map((data) => ({ at, data }))],
+          judging: deps.background.held(),
+          model: { ...input.model!, opening: true },
+        }),
+      );
       if (!planned.ok) {
         deps.warnOnce(ctx, `the pass for a lapsed cache could not be planned, nothing was changed: ${planned.error}`);
         return undefined;
       }
       if (planned.value.skipped) return undefined;
       // The user waits for the classifier here (at most `timeoutMs`), as at a checkpoint.
-      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, deps.busy);
+      const outcome = await classifyAndFinish(ctx, planned.value, lookup, settings, deps.busy, deps.background.slots);
       if (!outcome.ok) {
         deps.warnOnce(ctx, `the pass for a lapsed cache could not finish, nothing was changed: ${outcome.error}`);
         return undefined;
       }
       const entries = outcome.value.entries;
-      if (!entries.some((d) => (d as { type?: string }).type === "context_edit")) {
+      if (!entries.some(isEdit)) {
         if (outcome.value.breakEven?.length) deps.noteBreakEven(outcome.value.breakEven);
         return undefined;
       }
-      const offered = offer(ctx, entries, contextEntries, event.messages as { role?: string }[], lastMessage.id, false);
+      const offered = offer(ctx, [...landed, ...entries], contextEntries, messages, lastMessage.id, false);
       if (offered) deps.noteBreakEven(outcome.value.breakEven ?? []);
       return offered;
     } catch (error) {

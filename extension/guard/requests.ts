@@ -85,6 +85,7 @@ export async function runRequests(
   options: { concurrency: number; timeoutMs: number; signal?: AbortSignal; slots?: Slots },
 ): Promise<RunResult> {
   const started = Date.now();
+  if (options.slots) options.slots.size = options.concurrency;
   const outcomes: RequestOutcome[] = requests.map(() => ({ status: "timeout" }));
   const abort = new AbortController();
   const onParentAbort = () => abort.abort();

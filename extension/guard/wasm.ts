@@ -120,6 +120,8 @@ export interface SummaryInput {
   coreLoadMs: number;
   /** The last distill-before-compacting line of this session (guard/compaction.ts). */
   beforeCompaction?: string;
+  /** The judge's work in the background and what last landed or was dropped (background.ts). */
+  background?: string;
   /** The cache pin's state and last placement (guard/pin.ts `describe`). */
   cachePin?: string;
   /** The last run-end pass's break-even decisions (index.ts), before the records'. */
@@ -244,12 +246,13 @@ export const guardCore = {
   planCheckpoint: (input: CheckpointInput): Planned => planWith(wasm.planCheckpoint, input),
   /**
    * Checks and re-weighs a plan whose answers came after the boundary it was planned at against the context
-   * now (guard/pass/land.rs), `ms` after planning; `inRequest` when its edits go into a prompt's first request.
+   * now (guard/pass/land.rs), `ms` after planning at the entry `anchor`; `inRequest` when its edits go into a
+   * prompt's first request.
    * The ids of the items dropped (edited or gone meanwhile).
    */
-  landPass: (pass: PlannedPass, input: PassInput, ms: number, inRequest: boolean): string[] => {
+  landPass: (pass: PlannedPass, input: PassInput, anchor: string, ms: number, inRequest: boolean): string[] => {
     const { json, bytes, lengths } = encodeInput(input);
-    return wasm.landPass(pass.plan, json, bytes, lengths, ms, inRequest).split("\n").filter(Boolean);
+    return wasm.landPass(pass.plan, json, bytes, lengths, anchor, ms, inRequest).split("\n").filter(Boolean);
   },
   finishPass: (pass: PlannedPass, answers: PassAnswers): PassOutcome => {
     const outcome: PassOutcome = JSON.parse(wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers))));

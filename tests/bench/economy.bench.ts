@@ -65,7 +65,7 @@
 // server must have seen exactly the requests Pi's context hook saw. A body a
 // server rejects fails the bench.
 import { type AnthropicServer, anthropicSession, breakpointsOf, type RequestUsage, startAnthropicServer } from "../harness/anthropic-server.ts";
-import type { Behaviour } from "../harness/classifier.ts";
+import { type Behaviour, slowJudge } from "../harness/classifier.ts";
 import { type ShiftedClock, shiftedClock } from "../harness/clock.ts";
 import {
   checkOracle,
@@ -210,17 +210,32 @@ const SHAPES = ALL_SHAPES.filter((_, i) => only(process.env.CG_ECONOMY_SHAPES)?.
 type Provider = "anthropic" | "openai";
 const PROVIDERS = (["anthropic", "openai"] as Provider[]).filter((p) => only(process.env.CG_ECONOMY_PROVIDERS)?.includes(p) ?? true);
 
-const CONFIGURATIONS: { name: string; settings: Record<string, unknown> }[] = [
+/**
+ * A configuration: the guard's settings (the product's defaults where it names none: the judge works in the
+ * background, issue 27) and, for the timed ones, the main model's and the judge's latency in real ms.
+ */
+interface Configuration {
+  name: string;
+  settings: Record<string, unknown>;
+  timing?: { mainMs: number; judgeMs: number };
+}
+
+// Issue 27: a main model answering in 0.7 s and a judge in 0.9 s, at a tenth of the time (the judge's answers
+// land as many turns late; the suite runs in a minute more, not ten).
+const SLOW_JUDGE = "judge at 0.9 s (time ×0.1)";
+const CONFIGURATIONS: Configuration[] = [
   { name: "guard off", settings: { enabled: false } },
   { name: "run end only (midRun: false)", settings: { midRun: false } },
   { name: "default", settings: {} },
   { name: "midRunBreakEven: false", settings: { midRunBreakEven: false } },
+  { name: SLOW_JUDGE, settings: {}, timing: { mainMs: 70, judgeMs: 90 } },
   // CG_ECONOMY_TRY='[{"name": "…", "settings": {…}}]' tries other settings in place of --compare's list.
   ...(process.env.CG_ECONOMY_TRY
     ? (JSON.parse(process.env.CG_ECONOMY_TRY) as { name: string; settings: Record<string, unknown> }[])
     : COMPARE
     ? [
         { name: "runEndBreakEven: false (run end as before issue 26)", settings: { runEndBreakEven: false } },
+        { name: "waitForJudge (as before issue 27)", settings: { waitForJudge: true } },
         { name: "laterRequests: turns", settings: { laterRequests: "turns" } },
         { name: "laterRequests: session", settings: { laterRequests: "session" } },
         { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
@@ -339,7 +354,7 @@ function checkPiSawUsage(branch: Loose[], server: Server, what: string): void {
   });
 }
 
-async function measure(provider: Provider, shape: Shape, name: string, settings: Record<string, unknown>): Promise<Figures> {
+async function measure(provider: Provider, shape: Shape, { name, settings, timing }: Configuration): Promise<Figures> {
   const started = performance.now();
   const what = `${provider}, ${shape.name}, ${name}`;
   // What Pi hands the provider, request by request.
@@ -355,14 +370,16 @@ async function measure(provider: Provider, shape: Shape, name: string, settings:
   let server: Server | undefined;
   let pi: PiSession | undefined;
   try {
-    server = provider === "anthropic" ? await startAnthropicServer(work.script, { clock }) : await startOpenAiServer(work.script, { clock });
+    const delayMs = timing?.mainMs;
+    server = provider === "anthropic" ? await startAnthropicServer(work.script, { clock, delayMs }) : await startOpenAiServer(work.script, { clock, delayMs });
     const loopback = provider === "anthropic" ? anthropicSession(server as AnthropicServer) : openAiSession(server as never);
     putNodeOnPath();
     pi = await startSession({
       ...loopback.options,
       files: work.files,
-      classifier: work.classifier ?? oracleClassifier(lines),
-      guardSettings: settings,
+      classifier: timing ? slowJudge(timing.judgeMs, work.classifier ?? oracleClassifier(lines)) : (work.classifier ?? oracleClassifier(lines)),
+      // The harness waits for the judge unless told (its tests of what a pass decides); the suite runs the product's default.
+      guardSettings: { waitForJudge: false, ...settings },
       piSettings: { ...LONG_RUN_PI_SETTINGS, ...loopback.options.piSettings },
       extensions: [...(loopback.options.extensions ?? []), recorder],
     });
@@ -481,7 +498,7 @@ for (const provider of PROVIDERS) {
   const byShape: Figures[][] = [];
   for (const shape of SHAPES) {
     const row: Figures[] = [];
-    for (const c of CONFIGURATIONS) row.push(await measure(provider, shape, c.name, c.settings));
+    for (const c of CONFIGURATIONS) row.push(await measure(provider, shape, c));
     byShape.push(row);
   }
   figures.set(provider, byShape);
@@ -643,6 +660,19 @@ for (const provider of PROVIDERS) {
     const b26 = `${bound} (issue 26's shapes)`;
     console.log(`  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.own.cost, b.best.cost)}`).join("; ")}: ${goal(b26, later.every((b) => b.own.cost <= 1.15 * b.best.cost))}`);
   }
+}
+// Issue 27: a judge that takes as long as a person's (0.9 s beside a 0.7 s main model) costs the suite at most
+// 0.02 of guard off's cost more than an instant one, and no run goes above 1.01× guard off.
+const SLOW = CONFIGURATIONS.findIndex((c) => c.name === SLOW_JUDGE);
+for (const provider of PROVIDERS) {
+  const rows = figures.get(provider) ?? [];
+  const sum = (i: number, list = rowsOf(provider, false)) => list.reduce((n, row) => n + row[i].cost.total, 0);
+  const [off, instant, slow] = [sum(0), sum(DEFAULT), sum(SLOW)];
+  const g = `${provider}: (g) with the judge at 0.9 s the suite costs at most 0.02 × guard off more than with an instant judge`;
+  console.log(`  ${g}: ${ratio(slow, off)} vs ${ratio(instant, off)}: ${goal(g, (slow - instant) / off <= 0.02)}`);
+  const worst = rows.reduce((w, row) => Math.max(w, row[SLOW].cost.total / row[0].cost.total), 0);
+  const h = `${provider}: (g) with the judge at 0.9 s no run costs more than 1.01× guard off (issue 26's shapes too)`;
+  console.log(`  ${h}: the highest ${worst.toFixed(3)}×: ${goal(h, worst <= 1.01)}`);
 }
 // Issue 26 part 4: what `/guard` says the guard saved (or lost) against the true difference, guard off's
 // cost less the default's and its judge's, both the servers' counts.

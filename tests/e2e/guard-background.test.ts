@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
-import type { Behaviour } from "../harness/classifier.ts";
+import { slowJudge } from "../harness/classifier.ts";
 import { shiftedClock } from "../harness/clock.ts";
 import { LONG_RUN_PI_SETTINGS, LONG_RUN_PROMPT, longRunScript, oracleClassifier, oracleLines, pausedSession, project, putNodeOnPath } from "../harness/long-run.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
@@ -17,23 +17,6 @@ import { startSession } from "../harness/session.ts";
 
 const MAIN_MS = 700;
 const JUDGE_MS = 900;
-
-/** `judge`, answering `ms` later; an abort ends the wait at once, as a provider's request would. */
-function slow(judge: Behaviour, ms: number, seen: { aborted: number } = { aborted: 0 }): Behaviour {
-  return (request, signal) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve(judge(request, signal)), ms);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          seen.aborted++;
-          reject(new Error("aborted"));
-        },
-        { once: true },
-      );
-    });
-}
 
 interface Timed {
   /** Wall time of every prompt together, ms. */
@@ -55,7 +38,7 @@ async function timed(prompts: { text: string; steps: unknown[] }[], settings: Re
     const pi = await startSession({
       ...loopback.options,
       files: p.files,
-      classifier: slow(oracleClassifier(oracleLines(p), p.bugs), judgeMs),
+      classifier: slowJudge(judgeMs, oracleClassifier(oracleLines(p), p.bugs)),
       guardSettings: settings,
       piSettings: { ...LONG_RUN_PI_SETTINGS, ...loopback.options.piSettings },
     });
@@ -98,6 +81,11 @@ test(`Pi ${piVersion}: with a 0.7 s main model and a 0.9 s judge, the guard adds
     const on = await timed(prompts, { waitForJudge: false }, JUDGE_MS);
     const ratio = on.wall / off.wall;
     console.log(`${name}: guard off ${off.wall} ms, on ${on.wall} ms (${ratio.toFixed(3)}×); settle median ${median(on.settle)} ms (off ${median(off.settle)} ms)`);
+    if (process.env.CG_COMPARE_WAITING) {
+      // The alternative, side by side: the judge waited for at every checkpoint and run end (as before issue 27).
+      const waiting = await timed(prompts, { waitForJudge: true }, JUDGE_MS);
+      console.log(`${name}, waitForJudge: ${waiting.wall} ms (${(waiting.wall / off.wall).toFixed(3)}×); settle median ${median(waiting.settle)} ms`);
+    }
     assert.ok(ratio <= 1.03, `${name}: ${ratio.toFixed(3)}× guard off's wall time`);
     assert.ok(median(on.settle) <= 50, `${name}: Pi settles ${median(on.settle)} ms after the last answer`);
     // The judge still did its work: its edits are on the branch, landed later than planned.

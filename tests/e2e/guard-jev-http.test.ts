@@ -19,7 +19,8 @@ test(`Pi ${piVersion}: the default model, openrouter/~typesafe/jev-latest, throu
   process.env.OPENROUTER_API_KEY = "test-key-not-secret";
   const pi = await startSession({
     files: fixtureRepo(),
-    guardSettings: "{}",
+    // The default model; the pass is waited for: the test reads what it asked right after the run.
+    guardSettings: JSON.stringify({ waitForJudge: true }),
     script: [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."],
     beforeStart: (agentDir: string) =>
       writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
@@ -71,7 +72,7 @@ for (const [failure, expected] of failures) {
     const timeoutMs = 1_500;
     const pi = await startSession({
       files: fixtureRepo(),
-      guardSettings: JSON.stringify({ timeoutMs }),
+      guardSettings: JSON.stringify({ timeoutMs, waitForJudge: true }),
       script: [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."],
       beforeStart: (agentDir: string) =>
         writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),

@@ -85,7 +85,8 @@ test(`Pi ${piVersion}: the default model on a loopback System One connects to th
   const before = recorded().length;
   const pi = await startSession({
     files: fixtureRepo(),
-    guardSettings: "{}",
+    // The default model; the pass is waited for: the test reads what it asked right after the run.
+    guardSettings: JSON.stringify({ waitForJudge: true }),
     script: [search, "Nine services retry on 503."],
     beforeStart: (agentDir) => modelsJson(agentDir, server),
   });
@@ -108,7 +109,8 @@ test(`Pi ${piVersion}: the default model on a loopback System One connects to th
 
 test(`Pi ${piVersion}: pi -p, with its own classifier on loopback, opens no other socket`, async () => {
   const server = await systemOne();
-  const workspace = makeWorkspace("offline", { files: fixtureRepo(), guardSettings: "{}" });
+  // pi -p exits right after its run: the run end is waited for, so the socket it opens is seen.
+  const workspace = makeWorkspace("offline", { files: fixtureRepo(), guardSettings: JSON.stringify({ waitForJudge: true }) });
   try {
     modelsJson(workspace.agentDir, server);
     const script = join(workspace.base, "script.json");

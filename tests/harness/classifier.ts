@@ -120,6 +120,25 @@ export const late =
     return inner(request, signal);
   };
 
+/**
+ * Answers with `inner` after `ms` milliseconds, as a judge with that latency: an abort ends the wait at
+ * once, as it ends a provider's request.
+ */
+export const slowJudge =
+  (ms: number, inner: Behaviour): Behaviour =>
+  (request, signal) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve(inner(request, signal)), ms);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(new Error("aborted"));
+        },
+        { once: true },
+      );
+    });
+
 /** Malformed answers of one kind, for every question. */
 export function malformed(kind: "missing" | "nan" | "out-of-range" | "unknown-choice" | "wrong-type"): Behaviour {
   return answering((id, q) => {

@@ -99,6 +99,8 @@ export interface OpenAiCacheOptions {
   clock?: Clock;
   /** Idle TTL of in-memory entries (default 5 minutes). */
   idleMs?: number;
+  /** How long the model takes to answer, in real milliseconds (default 0): a main model's latency for the timed runs. */
+  delayMs?: number;
 }
 
 /** A body OpenAI would answer with a 400 (or 401/404): its message, the parameter and code it names. */
@@ -388,6 +390,7 @@ export async function startOpenAiServer(script: Step[], options: OpenAiCacheOpti
   const steps = [...script];
   const bodies: Loose[] = [];
   const usage: RequestUsage[] = [];
+  const answered: number[] = [];
   const cache = new PromptCache(options);
   let calls = 0;
   const fail = (res: ServerResponse, error: ApiError) => {
@@ -496,11 +499,16 @@ export async function startOpenAiServer(script: Step[], options: OpenAiCacheOpti
           total_tokens: total + output,
         }),
       });
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_${id.slice(5)}` });
-      res.end(events.join(""));
+      const send = () => {
+        answered.push(Date.now());
+        res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_${id.slice(5)}` });
+        res.end(events.join(""));
+      };
+      if (options.delayMs) setTimeout(send, options.delayMs);
+      else send();
     });
   });
-  return listenLoopback(server, { bodies, usage, cache, pendingSteps: () => steps.length });
+  return listenLoopback(server, { bodies, usage, cache, answered, pendingSteps: () => steps.length });
 }
 
 /**

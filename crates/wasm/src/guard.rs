@@ -103,19 +103,20 @@ pub fn plan_checkpoint(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pa
 
 /// Before step two, when the judge answered after the boundary the pass was
 /// planned at (guard.md §5a): checks and re-weighs the plan against the
-/// context now, the `PassInput` in `planPass`'s form, `ms` after planning
-/// (`pass::land`). The ids of the items dropped, one a line.
+/// context now, the `PassInput` in `planPass`'s form, `ms` after planning at
+/// the entry `anchor` (`pass::land`). The ids of the items dropped, one a line.
 #[wasm_bindgen(js_name = landPass)]
 pub fn land_pass(
     pass: &mut Pass,
     input: &[u8],
     texts: &[u8],
     lengths: &[u32],
+    anchor: &str,
     ms: f64,
     in_request: bool,
 ) -> Result<String, JsError> {
     let now = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
-    let dropped = pass::land(&mut pass.planned.state, &now, ms, in_request);
+    let dropped = pass::land(&mut pass.planned.state, &now, anchor, ms, in_request);
     Ok(dropped.join("\n"))
 }
 

@@ -36,6 +36,8 @@ pub struct SummaryInput {
     pub core_load_ms: f64,
     /// The last distill-before-compacting decision of this session (`guard::compaction`), if any.
     pub before_compaction: Option<String>,
+    /// The judge's work in the background now, and what last landed or was dropped (issue 27).
+    pub background: Option<String>,
     /// The Anthropic cache pin's state and what it did on the last request (`guard/pin.ts`).
     pub cache_pin: Option<String>,
     /// The break-even decisions of this process's last pass that made any
@@ -185,6 +187,7 @@ impl SummaryInput {
             core_version: f.string("coreVersion"),
             core_load_ms: f.number("coreLoadMs").unwrap_or(0.0),
             before_compaction: f.opt_string("beforeCompaction"),
+            background: f.opt_string("background"),
             cache_pin: f.opt_string("cachePin"),
             last_break_even: f.list("lastBreakEven", BreakEven::from_value).into_iter().flatten().collect(),
             mid_run_min_age_turns: f.count("midRunMinAgeTurns"),
@@ -321,12 +324,13 @@ pub fn summary(input: &SummaryInput) -> String {
     let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
     if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
         lines.push(format!(
-            "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out):",
+            "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out{}):",
             whole(record.ms.max(0.0).round()),
             if record.timed_out { ", timed out" } else { "" },
             record.requests,
             if record.requests == 1 { "" } else { "s" },
-            short_count(record.saved_chars)
+            short_count(record.saved_chars),
+            landed_late(record)
         ));
         for r in &record.results {
             lines.push(result_line(r));
@@ -341,18 +345,22 @@ pub fn summary(input: &SummaryInput) -> String {
         }
         let Some(record) = records.get(at) else { continue };
         lines.push(format!(
-            "  last {} ({}, {} ms{}):",
+            "  last {} ({}, {} ms{}{}):",
             kind_name(kind),
             match record.phase {
                 Phase::RunEnd => "run end",
                 Phase::MidRun => "mid-run checkpoint",
             },
             whole(record.ms.max(0.0).round()),
-            if record.timed_out { ", timed out" } else { "" }
+            if record.timed_out { ", timed out" } else { "" },
+            landed_late(record)
         ));
         for r in record.results.iter().filter(|x| x.kind == kind) {
             lines.push(result_line(r));
         }
+    }
+    if let Some(line) = &input.background {
+        lines.push(format!("  in the background: {}", sanitize_line(line, 240)));
     }
     if let Some(line) = &input.before_compaction {
         // Kept by the extension for the session: when the edits could not keep
@@ -367,6 +375,22 @@ pub fn summary(input: &SummaryInput) -> String {
 }
 
 /// `withheld from the judge: 3 secrets (aws-access-key 2, jwt 1); not sent: read `.env` (a secret file)`.
+/// When a pass's edits landed after it was planned (issue 27): `, landed 2 requests (1.8 s) later`.
+fn landed_late(record: &crate::guard::outcome::Record) -> String {
+    match record.late {
+        Some(l) if l.requests > 0 => format!(
+            ", landed {} request{} ({} s) later",
+            l.requests,
+            if l.requests == 1 { "" } else { "s" },
+            crate::decimal::fixed(l.ms / 1000.0, 1)
+        ),
+        Some(l) if l.in_request => {
+            format!(", landed in the next prompt's first request ({} s later)", crate::decimal::fixed(l.ms / 1000.0, 1))
+        }
+        _ => String::new(),
+    }
+}
+
 fn withheld_line(w: &crate::guard::secrets::Withheld) -> String {
     let mut parts = Vec::new();
     let n = w.secrets();

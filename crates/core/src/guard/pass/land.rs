@@ -23,25 +23,36 @@ use super::plan::requests_so_far;
 use super::{PassInput, PassState};
 
 /// Checks and re-weighs `pass` against the context now (`input`), `ms` after
-/// it was planned; `in_request` when the edits go into a prompt's first
-/// request through the `context` hook. Returns the ids of the items dropped.
-pub fn land(pass: &mut PassState, input: &PassInput, ms: f64, in_request: bool) -> Vec<String> {
+/// it was planned at the entry `anchor` (the last of the context it was
+/// planned on); `in_request` when the edits go into a prompt's first request
+/// through the `context` hook. Returns the ids of the items dropped.
+///
+/// The rewrite of each edit grows by what the context gained since: the
+/// cached prefix it would have read from is still there (the requests
+/// between read it), and the rewrite now runs to the new end. Where the
+/// anchor is gone (a compaction), it is measured again on the context now.
+pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_request: bool) -> Vec<String> {
     let entries = &input.entries;
+    let gained = entries.iter().position(|e| e.id == anchor).map(|at| {
+        entries.iter().skip(at + 1).map(crate::guard::cache::entry_chars).fold(0usize, usize::saturating_add)
+    });
     // The entries an edit may still target: there, and seen as their raw message (not edited since).
     let fresh = |e: &ContextEntry| e.raw.is_none() && !e.messages.is_empty();
     let index = |id: &str| entries.iter().position(|e| e.id == id && fresh(e));
     let measure = rewrite(&input.model, entries);
+    let grown = |before: usize, i: usize| gained.map_or_else(|| measure.from(i), |g| before.saturating_add(g));
     let later = later_by_index(entries);
     let later_at = |i: usize| later.get(i).copied().unwrap_or(1);
     let mut dropped = Vec::new();
 
     let mut kept_rewrites = Vec::new();
     let old = std::mem::take(&mut pass.outputs);
-    for mut o in old {
+    let before = std::mem::take(&mut pass.large_rewrite);
+    for (k, mut o) in old.into_iter().enumerate() {
         match index(&o.entry_id).filter(|&i| same_text(entries, i, o.chars)) {
             Some(i) => {
                 o.later = later_at(i);
-                kept_rewrites.push(measure.from(i));
+                kept_rewrites.push(grown(before.get(k).copied().unwrap_or(0), i));
                 pass.outputs.push(o);
             }
             None => dropped.push(o.entry_id),
@@ -50,7 +61,7 @@ pub fn land(pass: &mut PassState, input: &PassInput, ms: f64, in_request: bool) 
     pass.large_rewrite = kept_rewrites;
     pass.small.retain_mut(|p| match index(&p.entry_id).filter(|&i| same_text(entries, i, p.chars)) {
         Some(i) => {
-            (p.rewrite_chars, p.later) = (measure.from(i), later_at(i));
+            (p.rewrite_chars, p.later) = (grown(p.rewrite_chars, i), later_at(i));
             true
         }
         None => {
@@ -62,8 +73,7 @@ pub fn land(pass: &mut PassState, input: &PassInput, ms: f64, in_request: bool) 
         let whole = x.omit_ids.iter().all(|id| index(id).is_some());
         match index(&x.prompt_id).filter(|_| whole) {
             Some(i) => {
-                let m = measure.measure(i);
-                (x.rewrite_chars, x.rewrite_basis) = (m.chars, m.basis);
+                x.rewrite_chars = grown(x.rewrite_chars, i);
                 true
             }
             None => {
@@ -74,8 +84,7 @@ pub fn land(pass: &mut PassState, input: &PassInput, ms: f64, in_request: bool) 
     });
     pass.images.retain_mut(|im| match index(&im.entry_id) {
         Some(i) => {
-            let m = measure.measure(i);
-            (im.entry_index, im.rewrite_chars, im.rewrite_basis) = (i, m.chars, m.basis);
+            (im.entry_index, im.rewrite_chars) = (i, grown(im.rewrite_chars, i));
             true
         }
         None => {
@@ -156,7 +165,7 @@ mod tests {
         let p = plan(&inp);
         let answers = answer_keeping(&p, "src/f3.ts:");
         let mut state = p.pass.clone();
-        assert!(land(&mut state, &inp, 900.0, true).is_empty());
+        assert!(land(&mut state, &inp, "end", 900.0, true).is_empty());
         let now = finish(&state, &answers);
         assert_eq!(edited_targets(&now.entries), edited_targets(&finish(&p.pass, &answers).entries));
         let late = now.record.unwrap().late.unwrap();
@@ -178,7 +187,7 @@ mod tests {
         now.entries.push(entry("r9", result("c9", "bash", "a.txt")));
         now.entries.push(entry("end2", say("done")));
         let mut state = p.pass.clone();
-        let mut dropped = land(&mut state, &now, f64::NAN, false);
+        let mut dropped = land(&mut state, &now, "end", f64::NAN, false);
         dropped.sort();
         assert_eq!(dropped, ["r0", "r1"]);
         let out = finish(&state, &answers);
@@ -189,11 +198,29 @@ mod tests {
     }
 
     #[test]
+    fn a_later_landing_rewrites_what_the_context_gained_too() {
+        let inp = two_greps();
+        let p = plan(&inp);
+        let mut now = inp.clone();
+        now.entries.push(entry("a9", call("c9", "bash", json!({"command": "ls"}))));
+        now.entries.push(entry("r9", result("c9", "bash", &"x".repeat(5000))));
+        let gained: usize = now.entries[inp.entries.len()..].iter().map(crate::guard::cache::entry_chars).sum();
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "end", 0.0, false);
+        let grew: Vec<usize> = state.large_rewrite.iter().zip(&p.pass.large_rewrite).map(|(a, b)| a - b).collect();
+        assert_eq!(grew, vec![gained; 2]);
+        // Without the entry it was planned at (a compaction took it), measured again.
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "gone", 0.0, false);
+        assert_eq!(state.large_rewrite.len(), 2);
+    }
+
+    #[test]
     fn the_record_reads_back_its_landing() {
         let inp = two_greps();
         let p = plan(&inp);
         let mut state = p.pass.clone();
-        land(&mut state, &inp, 1234.0, false);
+        land(&mut state, &inp, "end", 1234.0, false);
         let rec = finish(&state, &answer_keeping(&p, "src/f3.ts:")).record.unwrap();
         let back = crate::guard::outcome::Record::from_value(&serde_json::to_value(&rec).unwrap()).unwrap();
         assert_eq!(back.late, rec.late);

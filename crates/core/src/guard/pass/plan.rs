@@ -235,11 +235,10 @@ fn add_waiting(input: &PassInput, run: &Run, items: &mut Items) {
     let s = &input.settings;
     let ids = memo::deferred_outputs(&input.records);
     let in_exchange = |i: usize| items.exchanges.iter().any(|x| x.editable.contains(&i));
-    let earlier: Vec<Output> =
-        waiting_outputs(&input.entries, run, &ids, s)
-            .into_iter()
-            .filter(|o| !in_exchange(o.entry_index) && !input.judging.contains(&o.entry_id))
-            .collect();
+    let earlier: Vec<Output> = waiting_outputs(&input.entries, run, &ids, s)
+        .into_iter()
+        .filter(|o| !in_exchange(o.entry_index) && !input.judging.contains(&o.entry_id))
+        .collect();
     if earlier.is_empty() {
         return;
     }
