@@ -324,13 +324,12 @@ pub fn summary(input: &SummaryInput) -> String {
     let checkpoint = records.iter().rposition(|r| r.phase == Phase::MidRun);
     if let Some(record) = checkpoint.and_then(|i| records.get(i)) {
         lines.push(format!(
-            "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out{}):",
+            "  last mid-run checkpoint ({} ms{}, {} request{}, {} chars kept out):",
             whole(record.ms.max(0.0).round()),
             if record.timed_out { ", timed out" } else { "" },
             record.requests,
             if record.requests == 1 { "" } else { "s" },
-            short_count(record.saved_chars),
-            landed_late(record)
+            short_count(record.saved_chars)
         ));
         for r in &record.results {
             lines.push(result_line(r));
@@ -345,15 +344,14 @@ pub fn summary(input: &SummaryInput) -> String {
         }
         let Some(record) = records.get(at) else { continue };
         lines.push(format!(
-            "  last {} ({}, {} ms{}{}):",
+            "  last {} ({}, {} ms{}):",
             kind_name(kind),
             match record.phase {
                 Phase::RunEnd => "run end",
                 Phase::MidRun => "mid-run checkpoint",
             },
             whole(record.ms.max(0.0).round()),
-            if record.timed_out { ", timed out" } else { "" },
-            landed_late(record)
+            if record.timed_out { ", timed out" } else { "" }
         ));
         for r in record.results.iter().filter(|x| x.kind == kind) {
             lines.push(result_line(r));
@@ -375,22 +373,6 @@ pub fn summary(input: &SummaryInput) -> String {
 }
 
 /// `withheld from the judge: 3 secrets (aws-access-key 2, jwt 1); not sent: read `.env` (a secret file)`.
-/// When a pass's edits landed after it was planned (issue 27): `, landed 2 requests (1.8 s) later`.
-fn landed_late(record: &crate::guard::outcome::Record) -> String {
-    match record.late {
-        Some(l) if l.requests > 0 => format!(
-            ", landed {} request{} ({} s) later",
-            l.requests,
-            if l.requests == 1 { "" } else { "s" },
-            crate::decimal::fixed(l.ms / 1000.0, 1)
-        ),
-        Some(l) if l.in_request => {
-            format!(", landed in the next prompt's first request ({} s later)", crate::decimal::fixed(l.ms / 1000.0, 1))
-        }
-        _ => String::new(),
-    }
-}
-
 fn withheld_line(w: &crate::guard::secrets::Withheld) -> String {
     let mut parts = Vec::new();
     let n = w.secrets();
