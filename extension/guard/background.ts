@@ -104,6 +104,7 @@ export class Background {
     runRequests(planned.requests, classifierOf(ctx, lookup), { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: job.abort.signal, slots: this.slots })
       .then((run) => {
         job.run = run;
+        if (!job.dropped && planned.requests.length > 0) this.judgeMs = average(this.judgeMs, run.ms);
       })
       .catch((error: unknown) => {
         job.dropped ??= `the judge's requests failed: ${(error as Error)?.message ?? error}`;
@@ -117,6 +118,26 @@ export class Background {
           // The status is cosmetic.
         }
       });
+  }
+
+  /** How long the judge takes for a pass, and a turn of the run, ms (moving averages; 0 until seen). */
+  private judgeMs = 0;
+  private turnMs = 0;
+  private lastTurnEnd = 0;
+
+  /** Notes a turn's end (the turns' length feeds `lag`); `first` at a run's first turn. */
+  turnEnded(first: boolean, now = Date.now()): void {
+    if (!first && this.lastTurnEnd > 0) this.turnMs = average(this.turnMs, now - this.lastTurnEnd);
+    this.lastTurnEnd = now;
+  }
+
+  /**
+   * Turns a checkpoint planned now lands after: its answers land at the first turn end after they are in,
+   * so the judge's time over a turn's, at least 1 (the core plans that many turns ahead).
+   */
+  lag(): number {
+    if (this.judgeMs <= 0 || this.turnMs <= 0) return 1;
+    return Math.max(1, Math.ceil(this.judgeMs / this.turnMs));
   }
 
   /** Items the judge is still asked about, across passes. */
@@ -225,3 +246,8 @@ export class Background {
   }
 }
 
+/** A moving average that follows the last few values (the first one taken as it is). */
+function average(mean: number, value: number): number {
+  if (!Number.isFinite(value) || value < 0) return mean;
+  return mean > 0 ? 0.7 * mean + 0.3 * value : value;
+}

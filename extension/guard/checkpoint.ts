@@ -198,11 +198,12 @@ export function planCheckpointPass(
   readPoints: string[] = [],
   judging: string[] = [],
   signal = ctx.signal,
+  lag = 0,
 ): CheckpointPlan {
   try {
     if (!lookup.ok) return { skipped: "no-classifier" };
     if (signal?.aborted) return { aborted: true };
-    const input = { ...passInput(ctx, contextEntries, settings, true, readPoints), judging, judge: judgePrice(ctx, lookup), gates };
+    const input = { ...passInput(ctx, contextEntries, settings, true, readPoints), judging, judge: judgePrice(ctx, lookup), gates, lag };
     const planned = callCore(() => guardCore.planCheckpoint(input));
     if (!planned.ok) return { problem: `the checkpoint could not be planned: ${planned.error}` };
     const { skipped, gate } = planned.value;
@@ -239,6 +240,13 @@ export async function runCheckpoint(
   } catch (error) {
     return { entries: [], problem: `the checkpoint failed: ${(error as Error).message}` };
   }
+}
+
+/** Whether the run had a turn before the one that just ended (two assistant messages since the last prompt). */
+function earlierTurn(contextEntries: readonly unknown[]): boolean {
+  const messages = (contextEntries as { messages?: { role?: string }[] }[]).flatMap((e) => e.messages ?? []);
+  const prompt = messages.findLastIndex((m) => m?.role === "user");
+  return messages.slice(prompt + 1).filter((m) => m?.role === "assistant").length > 1;
 }
 
 /** Whether an assistant message has tool calls (a checkpoint runs only after such a turn). */
@@ -287,6 +295,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const readPoints = hooks.readPoints?.(ctx) ?? [];
       const contextEntries = event.context.contextEntries;
       const background = hooks.background;
+      background.turnEnded(!earlierTurn(contextEntries));
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
       const landed = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
       const judging = [...background.held(), ...landed.held];
@@ -314,9 +323,11 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // made right after this turn_end, on its context, while the next request is out; what just landed is
       // left alone (its record is not in that context).
       if (!background.busy) {
-        const signal = ctx.signal;
+        // Planned as many turns ahead as its answers are expected to take: they land where a waited-for
+        // checkpoint's would (the core lowers the age and turn gates by the lag).
+        const [signal, lag] = [ctx.signal, background.lag()];
         background.later(() => {
-          const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal);
+          const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal, lag);
           note(hooks, ctx, { entries: [], ...plan });
           if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
           hooks.refresh(ctx);

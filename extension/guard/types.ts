@@ -224,6 +224,8 @@ export type CheckpointGates = "mid-run" | "every-eligible";
 
 export interface CheckpointInput extends PassInput {
   gates?: CheckpointGates;
+  /** Turns between the plan and the turn end its edits land at, the judge in the background (issue 27); 0 when waited for. */
+  lag?: number;
 }
 
 /** What a checkpoint's gates measured (guard/checkpoint/mod.rs `Gate`); 0 where a gate did not apply. */

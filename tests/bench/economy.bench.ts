@@ -617,15 +617,13 @@ const DEFAULT = CONFIGURATIONS.findIndex((c) => c.name === "default");
 // asks may save (the edit of its last outputs pays at once), where the suite's short runs have nothing to
 // edit; their (d) peak is the usual judge's (a judge that keeps 65% of what it reads cannot halve the peak).
 const issue26Shapes = SHAPES.filter((x) => x.issue26 ?? false);
-// Issue 27: the default lets the judge work in the background, so a checkpoint's edits land a request or
-// more after it (the instant stand-in's answers at the next turn's end). These goals of the money rule and the
-// pin are counted where the judge is waited for (`waitForJudge`, as they were set), and shown for the default.
+// Issue 27: the default lets the judge work in the background; a checkpoint is planned as many turns ahead as
+// its answers take, so its edits land where a waited-for one's would. The goals of the money rule and the pin
+// are counted both ways: on the default, and where the judge is waited for (`waitForJudge`, as they were set).
 const WAITING = CONFIGURATIONS.findIndex((c) => c.name === WAIT_FOR_JUDGE);
-const LATE =
-  "the default's checkpoint edits land a request or more after their checkpoint (the judge in the background, issue 27; docs/GUARD.md 'Nobody waits for the judge'); counted with waitForJudge";
 for (const [at, which, uncounted] of [
   [WAITING, " (waitForJudge)", undefined],
-  [DEFAULT, " (default: the judge in the background)", LATE],
+  [DEFAULT, " (default: the judge in the background)", undefined],
 ] as const) {
 for (const provider of PROVIDERS) {
     const rows = rowsOf(provider, false);

@@ -68,6 +68,11 @@ pub struct CheckpointInput {
     #[serde(flatten)]
     pub pass: PassInput,
     pub gates: Gates,
+    /// Turns between the plan and the end of turn its edits land at (§5a):
+    /// the judge works in the background, so the plan is made that many
+    /// turns ahead, its age and turn gates lowered by as many, and its edits
+    /// land where a waited-for checkpoint's would. 0 when the judge is waited for.
+    pub lag: usize,
 }
 
 impl CheckpointInput {
@@ -77,7 +82,8 @@ impl CheckpointInput {
         // Read in place, not removed: `PassInput` ignores the key, and a
         // removal would bring the B-tree's removal code into the wasm.
         let gates = v.get("gates").and_then(Value::as_str).and_then(Gates::parse).unwrap_or_default();
-        CheckpointInput { pass: PassInput::from_value(v), gates }
+        let lag = v.get("lag").and_then(Value::as_u64).map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        CheckpointInput { pass: PassInput::from_value(v), gates, lag }
     }
 }
 
@@ -237,7 +243,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     let outputs: Vec<Output> = run_outputs(entries, &run, s)
         .into_iter()
         .filter(|o| o.tool != RECALL_TOOL && !contains(&memo, &o.entry_id) && !p.judging.contains(&o.entry_id))
-        .filter(|o| input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns)
+        .filter(|o| input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns.saturating_sub(input.lag))
         .collect();
     let (large, rest): (Vec<Output>, Vec<Output>) = outputs.into_iter().partition(|o| o.chars >= s.min_result_chars);
     let small = small_of(rest, entries, &run, s);
@@ -269,7 +275,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
             return skip(Skip::BelowBatch, gate);
         }
         // Before turn `midRunMinTurns` only the room trigger lets a batch through.
-        let early = gate.turns < s.mid_run_min_turns;
+        let early = gate.turns.saturating_add(input.lag) < s.mid_run_min_turns;
         if s.mid_run_break_even || early {
             gate.factor = cache.checkpoint_factor();
             gate.cache = Some(cache);

@@ -53,6 +53,7 @@ fn input(entries: Vec<ContextEntry>, provider: &str, api: &str) -> CheckpointInp
             ..PassInput::default()
         },
         gates: Gates::MidRun,
+        lag: 0,
     }
 }
 
@@ -463,4 +464,19 @@ fn a_judge_that_costs_more_than_the_edits_save_is_not_asked() {
     assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
         "last run end skipped (3 requests so far): judge not worth it, at least $0.1600 of judging > at most $0.0144 saved\n"
     ));
+}
+
+#[test]
+fn a_checkpoint_planned_a_turn_ahead_takes_the_outputs_a_turn_younger() {
+    // The judge in the background lands a turn later: planned with lag 1, the age gate lets in the current
+    // turn's output (0 turns old now, 1 when it lands), and the turn gate counts the turn it lands at.
+    let mut k = input(run("fix the tests", &sizes(4, 0)), "faux", "faux");
+    assert_eq!(plan(&k).gate.outputs, 3);
+    k.lag = 1;
+    assert_eq!(plan(&k).gate.outputs, 4);
+    let mut j = input(run("fix the tests", &sizes(4, 0)), "faux", "faux");
+    j.pass.settings.mid_run_min_turns = 5;
+    assert_eq!(plan(&j).plan.pass.skipped, Some(Skip::EarlyInRun), "turn 4 of a run whose checkpoints start at turn 5");
+    j.lag = 1;
+    assert_ne!(plan(&j).plan.pass.skipped, Some(Skip::EarlyInRun), "planned at turn 4, it lands at turn 5");
 }
