@@ -703,8 +703,18 @@ fn checkpoints_never_panic_and_edit_only_outputs_of_the_run() {
         let input = CheckpointInput {
             pass: PassInput { entries, settings, model, records, ..PassInput::default() },
             gates: if rng.chance(30) { Gates::EveryEligible } else { Gates::MidRun },
+            lag: rng.below(4),
         };
         let c = plan_checkpoint(&input);
+        // Its answers landing later, on the same context or one that lost entries (a compaction).
+        let mut later = c.plan.pass.clone();
+        let mut now = input.pass.clone();
+        if rng.chance(50) {
+            now.entries.truncate(rng.below(now.entries.len() + 1));
+        }
+        let anchor = now.entries.last().map(|e| e.id.clone()).unwrap_or_default();
+        let _ =
+            context_guard_core::guard::pass::land(&mut later, &now, &anchor, rng.below(5000) as f64, rng.chance(50));
         // Planned means items to judge; skipped means nothing to ask.
         let planned_items = c.plan.pass.outputs.len() + c.plan.pass.small.len() + c.plan.pass.exchanges.len();
         assert_eq!(c.plan.pass.skipped.is_none(), planned_items > 0, "{:?} {:?}", c.plan.pass.skipped, c.gate);
