@@ -85,6 +85,13 @@ async function nothingLanded(pi: PiSession, before: Map<string, string>): Promis
   }
 }
 
+/** The first run (a search and a read) done, its run end's judge asked and held. */
+async function runWithJudgeOut(judge: ReturnType<typeof heldJudge>, pi: PiSession): Promise<Map<string, string>> {
+  await pi.prompt("Which services retry when the upstream answers 503?");
+  await until(() => judge.seen.calls > 0, "the judge's requests");
+  return raws(pi);
+}
+
 const guardSaid = (pi: PiSession) => pi.notifications.map((n) => n.message).findLast((m) => m.includes("context-guard:")) ?? "";
 
 test(`Pi ${piVersion}: answers in before the next prompt go into its first request; Pi did not wait for them`, async () => {
@@ -163,9 +170,7 @@ for (const [what, meanwhile] of [
     const judge = heldJudge();
     const pi = await session(judge.behaviour);
     try {
-      await pi.prompt("Which services retry when the upstream answers 503?");
-      await until(() => judge.seen.calls > 0, "the judge's requests");
-      const before = raws(pi);
+      const before = await runWithJudgeOut(judge, pi);
       await meanwhile(pi);
       assert.ok(judge.seen.aborted > 0, "the judge's requests were aborted");
       judge.open();
@@ -186,9 +191,7 @@ test(`Pi ${piVersion}: Esc during the next run aborts the judge's requests; noth
   const judge = heldJudge();
   const pi = await session(judge.behaviour);
   try {
-    await pi.prompt("Which services retry when the upstream answers 503?");
-    await until(() => judge.seen.calls > 0, "the judge's requests");
-    const before = raws(pi);
+    const before = await runWithJudgeOut(judge, pi);
     pi.script(() => {
       void pi.session.abort();
       return { tool: "bash", args: { command: "ls src" }, id: "ls2" };
