@@ -42,7 +42,7 @@ say(
     "package loaded by Pi's own loader.",
 );
 
-const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503") });
+const pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), guardSettings: { waitForJudge: false } });
 try {
   pi.script(
     [
@@ -55,7 +55,12 @@ try {
   await pi.prompt("Which services retry when the upstream answers 503?");
   const raw = toolResults(pi.projection().entries.map((e: Loose) => e.sourceEntry.message).filter(Boolean));
   console.log(raw.map((m: Loose) => `  ${m.toolName} returned ${kb(textOf(m).length)}`).join("\n"));
-  console.log(`  status bar: ${status(pi.status("context-guard"))}`);
+  console.log(`  status bar: ${status(pi.status("context-guard"))}  (Pi is already waiting for you)`);
+  // The judge works in the background while the answer is read; its edits go into the next prompt's first
+  // request. The stand-in answers at once, so this is a moment, where a person reads for seconds.
+  for (let i = 0; i < 500 && !/judged, to land next/.test(pi.status("context-guard") ?? ""); i++) await new Promise((r) => setTimeout(r, 10));
+  console.log(`  a moment later: ${status(pi.status("context-guard"))}`);
+  if (!/judged, to land next/.test(pi.status("context-guard") ?? "")) problems.push("the judge's answers did not come in the background");
 
   pi.script("You are welcome.");
   await pi.prompt("Thanks!");

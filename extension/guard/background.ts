@@ -65,19 +65,31 @@ export class Background {
     this.landed = landed;
   }
 
+  /** Steps `later` put off, run by `flush`. */
+  private pending: { step: () => void; warn: (message: string) => void }[] = [];
+
   /**
-   * Runs `step` once the current event is over (the run end plans there, after Pi settled); a failure is
-   * `warn`ed, and nothing changes.
+   * Runs `step` once the current event is over (a plan is made there, after Pi went on), or at the next
+   * `flush`, whichever comes first: prompts sent back to back, with no I/O between, reach Pi's next event
+   * before the event loop runs a timer. A failure is `warn`ed, and nothing changes.
    */
   later(step: () => void, warn: (message: string) => void): void {
-    setImmediate(() => {
+    this.pending.push({ step, warn });
+    setImmediate(() => this.flush());
+  }
+
+  /** Runs every step `later` put off, oldest first (each once). The guard's hooks call it first. */
+  flush(): void {
+    const steps = this.pending;
+    this.pending = [];
+    for (const { step, warn } of steps) {
       if (this.closed) return;
       try {
         step();
       } catch (error) {
         warn(`the pass failed, nothing was changed: ${(error as Error).message}`);
       }
-    });
+    }
   }
 
   /** Starts a planned pass's requests in the background; `signal`, the run's, aborts them (Esc). */
@@ -170,6 +182,7 @@ export class Background {
 
   /** Aborts every pass out and drops every answer not landed, saying why (in `/guard`'s last line). */
   dropAll(why: string): void {
+    this.pending = [];
     for (const job of [...this.jobs]) this.drop(job, why);
   }
 

@@ -295,6 +295,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const readPoints = hooks.readPoints?.(ctx) ?? [];
       const contextEntries = event.context.contextEntries;
       const background = hooks.background;
+      background.flush();
       background.turnEnded(!earlierTurn(contextEntries));
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
       const landed = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);

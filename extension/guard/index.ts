@@ -190,6 +190,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       if (!lookup.ok) showProblem(ctx, lookup.status);
       const contextEntries = event.context.contextEntries;
       const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, pin.readPoints(ctx));
+      background.flush();
       if (!settings.waitForJudge) {
         // Nothing lands here: what is in lands with the run end's answers before the next prompt's first
         // request, which is as soon for the cache. The run end leaves alone what passes still out hold.

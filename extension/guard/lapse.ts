@@ -139,6 +139,8 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
       if (lastMessage?.message?.role !== "user" || !lastMessage.id || seen.has(lastMessage.id)) return undefined;
       seen.add(lastMessage.id);
       const lookup = deps.lookup(ctx, settings);
+      // A run end's plan not made yet (this prompt came right after it) starts its judge now.
+      deps.background.flush();
       const messages = event.messages as { role?: string }[];
       const projection = () => (ctx.sessionManager.buildSessionProjection() as { entries: Projected[] }).entries;
       // Answers in from the judge in the background (the last run end's, most often) land in this request,
