@@ -3,7 +3,8 @@
 // - answers in before the next prompt go into its first request, and the same edits are appended;
 // - answers later than that request land at a later turn_end, the delay in the record;
 // - answers after Esc, `/guard off`, a `/tree` jump, or Pi's exit land nowhere: no edit, no record, the
-//   judge's requests aborted; every raw entry stays whole and `recall` returns it byte for byte.
+//   judge's requests aborted; every raw entry stays whole and `recall` returns it byte for byte;
+// - answers after a compaction summarized their outputs find nothing to land on.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Behaviour, type ClassifyRequest, keepChunks } from "../harness/classifier.ts";
@@ -71,11 +72,16 @@ function raws(pi: PiSession): Map<string, string> {
   return new Map(["grep1", "read1"].map((id) => [toolResultEntry(branch, id).id, textOf(toolResultEntry(branch, id).message)]));
 }
 
-/** Nothing landed: no edit and no record on the branch, every raw entry as it was, `recall` returns each. */
-async function nothingLanded(pi: PiSession, before: Map<string, string>): Promise<void> {
+/**
+ * Nothing landed: no edit on the branch, and no record (or, with `paid`, only records of what the judge was
+ * paid for, with no result), every raw entry as it was, `recall` returns each.
+ */
+async function nothingLanded(pi: PiSession, before: Map<string, string>, paid = false): Promise<void> {
   const branch = pi.branch();
   assert.deepEqual(entriesOf(branch, "context_edit"), [], "no edit");
-  assert.deepEqual(entriesOf(branch, "custom", "context-guard"), [], "no record");
+  const records = entriesOf(branch, "custom", "context-guard");
+  if (paid) assert.ok(records.every((r: Loose) => r.data.results.length === 0 && r.data.requests > 0), "only the judge's cost is recorded");
+  else assert.deepEqual(records, [], "no record");
   for (const [id, text] of before) {
     assert.equal(textOf(pi.session.sessionManager.getEntry(id).message), text, "the raw entry is whole");
     pi.script({ tool: "recall", args: { entryId: id }, id: `recall-${id}` }, "ok");
@@ -186,6 +192,27 @@ for (const [what, meanwhile] of [
     }
   });
 }
+
+test(`Pi ${piVersion}: answers that come after a compaction took their outputs land nowhere, and nothing is lost`, async () => {
+  const judge = heldJudge();
+  const pi = await session(judge.behaviour, { piSettings: { compaction: { keepRecentTokens: 20 } } });
+  try {
+    const before = await runWithJudgeOut(judge, pi);
+    // Pi's compaction summarizes the run, outputs and all, while the judge is still out.
+    pi.script("## Goal\nFind the retrying services.\n## Progress\nNine found.");
+    await pi.session.compact();
+    assert.equal(entriesOf(pi.branch(), "compaction").length, 1);
+    judge.open();
+    await until(() => judge.seen.answered > 0 && !/judging/.test(pi.status("context-guard") ?? ""), "the answers");
+    pi.script("Done.");
+    await pi.prompt("Anything else?");
+    await pi.prompt("/guard");
+    assert.match(guardSaid(pi), /landed[^;]*: 0 edits; 2 left alone, edited or gone meanwhile/, "/guard says they found nothing to land on");
+    await nothingLanded(pi, before, true);
+  } finally {
+    await pi.dispose();
+  }
+});
 
 test(`Pi ${piVersion}: Esc during the next run aborts the judge's requests; nothing lands`, async () => {
   const judge = heldJudge();
