@@ -162,10 +162,15 @@ export class Background {
     return this.jobs.filter((j) => j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
   }
 
+  /** The status bar's part after the savings: ` · judging 3 outputs…`, ` · 3 outputs judged, to land next`, or nothing. */
+  status(): string {
+    if (this.judging > 0) return ` · judging ${outputs(this.judging)}…`;
+    return this.ready > 0 ? ` · ${outputs(this.ready)} judged, to land next` : "";
+  }
+
   /** `/guard`'s line: what is judged now, what waits to land, what happened last; none when nothing did. */
   describe(): string | undefined {
-    const plural = (n: number) => `${n} output${n === 1 ? "" : "s"}`;
-    const now = [this.judging > 0 ? `judging ${plural(this.judging)}` : "", this.ready > 0 ? `${plural(this.ready)} judged, to land at the next boundary` : ""];
+    const now = [this.judging > 0 ? `judging ${outputs(this.judging)}` : "", this.ready > 0 ? `${outputs(this.ready)} judged, to land at the next boundary` : ""];
     const parts = [...now.filter(Boolean), this.last ? `last: ${this.last}` : ""].filter(Boolean);
     return parts.length ? parts.join("; ") : undefined;
   }
@@ -188,8 +193,8 @@ export class Background {
 
   /** Drops the passes planned on entries no longer on the branch (after `/tree`). */
   dropOffBranch(ctx: ExtensionContext): void {
-    const ids = new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));
-    for (const job of [...this.jobs]) if (job.anchor && !ids.has(job.anchor)) this.drop(job, "the branch changed (/tree)");
+    const onBranch = branchIds(ctx);
+    for (const job of [...this.jobs]) if (job.anchor && !onBranch.has(job.anchor)) this.drop(job, "the branch changed (/tree)");
   }
 
   /**
@@ -202,7 +207,7 @@ export class Background {
     const ready = this.jobs.filter((j) => j.run && !j.dropped);
     if (ready.length === 0) return landed;
     const input = inputNow();
-    const onBranch = new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));
+    const onBranch = branchIds(ctx);
     const notes: string[] = [];
     for (const job of ready) {
       if (job.anchor && !onBranch.has(job.anchor)) {
@@ -264,3 +269,9 @@ function average(mean: number, value: number): number {
   if (!Number.isFinite(value) || value < 0) return mean;
   return mean > 0 ? 0.7 * mean + 0.3 * value : value;
 }
+
+/** `3 outputs`, `1 output`. */
+const outputs = (n: number) => `${n} output${n === 1 ? "" : "s"}`;
+
+/** The ids of the entries on the active branch. */
+const branchIds = (ctx: ExtensionContext) => new Set(safeBranch(ctx).map((e) => (e as { id?: string }).id));

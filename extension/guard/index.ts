@@ -121,11 +121,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         return undefined;
       }
       // The judge at work in the background (issue 27): `· judging 3 outputs…` after the savings.
-      const [n, ready] = [background.judging, background.ready];
-      const plural = (k: number) => `${k} output${k === 1 ? "" : "s"}`;
-      const judging = n > 0 ? ` · judging ${plural(n)}…` : ready > 0 ? ` · ${plural(ready)} judged, to land next` : "";
-      const rest = figures.value.status.rest + judging;
-      showSaved(ctx, figures.value.status.saved, rest);
+      showSaved(ctx, figures.value.status.saved, figures.value.status.rest + background.status());
       return figures.value.stats;
     } catch (error) {
       warnOnce(ctx, `status failed: ${(error as Error).message}`);

@@ -118,12 +118,13 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
    * The request's messages with `entries` applied, the drafts kept for the run's first turn_end to append.
    * When they do not line up with the session's projection (another extension changed them) nothing is
    * applied and `otherwise` is said once; a landing's drafts are still appended at that turn_end (Pi's own
-   * projection carries them from the next request on), an opening pass's wait for another prompt.
+   * projection carries them from the next request on), an opening pass's wait for another prompt. `before`:
+   * drafts appended first whatever happens (records that landed with no edit).
    */
-  const offer = (ctx: ExtensionContext, entries: Draft[], contextEntries: Projected[], messages: { role?: string }[], promptId: string, landing: boolean) => {
+  const offer = (ctx: ExtensionContext, entries: Draft[], contextEntries: Projected[], messages: { role?: string }[], promptId: string, landing: boolean, before: Draft[] = []) => {
     const applied = applyDrafts(contextEntries, messages, entries);
-    if (applied || landing) pending = { promptId, entries };
-    else pending = { promptId, entries: entries.filter((d) => !isEdit(d) && pending?.entries.includes(d)) };
+    const kept = applied || landing ? [...before, ...entries] : before;
+    pending = kept.length ? { promptId, entries: kept } : undefined;
     if (applied) return { messages: applied as never };
     const otherwise = landing ? "the judge's answers land at this run's first turn_end" : "the edits for a lapsed cache wait";
     deps.warnOnce(ctx, `the request's messages differ from the session's projection; ${otherwise}`);
@@ -185,7 +186,7 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
         if (outcome.value.breakEven?.length) deps.noteBreakEven(outcome.value.breakEven);
         return undefined;
       }
-      const offered = offer(ctx, [...landed, ...entries], contextEntries, messages, lastMessage.id, false);
+      const offered = offer(ctx, entries, contextEntries, messages, lastMessage.id, false, landed);
       if (offered) deps.noteBreakEven(outcome.value.breakEven ?? []);
       return offered;
     } catch (error) {

@@ -250,8 +250,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
     let judged = exchanges_judged_since(&p.records, run.prompt_index);
     let mut exchanges: Vec<Span> =
         exchange::candidates(entries, &run, s).into_iter().filter(|x| !contains(&judged, &x.prompt_id)).collect();
-    let held = |i: usize| entries.get(i).is_some_and(|e| p.judging.contains(&e.id));
-    exchanges.retain(|x| !held(x.prompt_index) && !x.editable.iter().any(|&i| held(i)));
+    crate::guard::pass::plan::leave_judged_exchanges(&p.judging, entries, &mut exchanges);
 
     gate.outputs = large.len() + small.len();
     gate.exchanges = exchanges.len();

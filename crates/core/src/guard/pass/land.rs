@@ -39,8 +39,13 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
     // The entries an edit may still target: there, and seen as their raw message (not edited since).
     let fresh = |e: &ContextEntry| e.raw.is_none() && !e.messages.is_empty();
     let index = |id: &str| entries.iter().position(|e| e.id == id && fresh(e));
-    let measure = rewrite(&input.model, entries);
-    let grown = |before: usize, i: usize| gained.map_or_else(|| measure.from(i), |g| before.saturating_add(g));
+    // Measured again only where the anchor is gone.
+    let measure = gained.is_none().then(|| rewrite(&input.model, entries));
+    let grown = |before: usize, i: usize| match (gained, &measure) {
+        (Some(g), _) => before.saturating_add(g),
+        (None, Some(m)) => m.from(i),
+        (None, None) => before,
+    };
     let later = later_by_index(entries);
     let later_at = |i: usize| later.get(i).copied().unwrap_or(1);
     let mut dropped = Vec::new();
@@ -100,7 +105,7 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
     for d in pass.break_even.iter_mut().filter(|d| d.rule == Rule::Checkpoint) {
         d.later = d.later.saturating_sub(between).max(1);
     }
-    (pass.requests_so_far, pass.cache, pass.prices) = (now, measure.cache(), input.model.prices);
+    (pass.requests_so_far, pass.cache, pass.prices) = (now, input.model.cache(), input.model.prices);
     pass.lapsed = input.model.lapsed();
     pass.late = Some(Late { requests: between, ms: if ms.is_finite() { ms.max(0.0) } else { 0.0 }, in_request });
     dropped

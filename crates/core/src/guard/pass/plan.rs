@@ -152,7 +152,18 @@ pub(crate) fn leave_judging(judging: &[String], entries: &[ContextEntry], items:
     let held = |i: usize| entries.get(i).is_some_and(|e| judging.contains(&e.id));
     items.large.retain(|o| !held(o.entry_index));
     items.small.retain(|o| !held(o.output.entry_index));
-    items.exchanges.retain(|x| !held(x.prompt_index) && !x.editable.iter().any(|&i| held(i)));
+    leave_judged_exchanges(judging, entries, &mut items.exchanges);
+}
+
+/// Takes out the old exchanges whose prompt or any entry they would omit
+/// another pass still out with the judge holds (§5a).
+pub(crate) fn leave_judged_exchanges(
+    judging: &[String],
+    entries: &[ContextEntry],
+    exchanges: &mut Vec<crate::guard::exchange::Span>,
+) {
+    let held = |i: usize| entries.get(i).is_some_and(|e| judging.contains(&e.id));
+    exchanges.retain(|x| !held(x.prompt_index) && !x.editable.iter().any(|&i| held(i)));
 }
 
 /// Step one: the run; its large outputs, their chunks and segments and one
