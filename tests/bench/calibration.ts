@@ -55,6 +55,10 @@ export interface Calibration {
   ms: number;
   /** ms / REFERENCE_MS, at least 1: the factor on every time budget of the check. */
   scale: number;
+  /** The main thread's CPU time for a round, on average (ms): what a step's CPU time is scaled by. */
+  cpuMs: number;
+  /** cpuMs / REFERENCE_MS, at least 1. */
+  cpuScale: number;
 }
 
 const SAMPLES = 51;
@@ -64,12 +68,27 @@ export function calibrate(): Calibration {
   let sink = 0;
   for (let i = 0; i < 5; i++) sink += workload();
   const times: number[] = [];
+  const cpu = process.threadCpuUsage();
   for (let i = 0; i < SAMPLES; i++) {
     const t = performance.now();
     sink += workload();
     times.push(performance.now() - t);
   }
+  // A thread's CPU time moves in the kernel's ticks (4 ms here): read over all the rounds at once.
+  const cpuMs = cpuMsSince(cpu) / SAMPLES;
   if (!(sink > 0)) throw new Error("calibration: the workload computed nothing");
   const ms = times.sort((a, b) => a - b)[Math.floor(SAMPLES / 2)];
-  return { ms, scale: Math.max(1, ms / REFERENCE_MS) };
+  return { ms, scale: Math.max(1, ms / REFERENCE_MS), cpuMs, cpuScale: Math.max(1, cpuMs / REFERENCE_MS) };
+}
+
+/**
+ * The main thread's CPU time (ms, user and system) since `start`, a
+ * `process.threadCpuUsage()`: the time the step itself ran, whatever else
+ * the machine ran meanwhile (the collector's helper threads not counted).
+ * It moves in the kernel's ticks, so one short reading is 0 or a tick: take
+ * the mean of many, or one over a long stretch.
+ */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.threadCpuUsage(start);
+  return (used.user + used.system) / 1000;
 }

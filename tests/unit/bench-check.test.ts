@@ -3,7 +3,9 @@
 // calibration, timed in the same run, sees the same machine), and must fail
 // when one step really does three times its work (CG_BENCH_SLOW, verdict.ts).
 // The mid-run checkpoint is the step: its time is the one gated by a budget
-// alone, with no TypeScript ratio to catch it.
+// alone, with no TypeScript ratio to catch it, and the check weighs its CPU
+// time (the process beside it takes slices of its wall time, none of its CPU
+// time).
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -37,7 +39,7 @@ test("the check passes beside a second CPU-bound process", { timeout: 180_000 },
 test("the check fails when the checkpoint does three times its work, and names it", { timeout: 180_000 }, () => {
   const r = runCheck({ CG_BENCH_SLOW: "checkpoint:3" });
   assert.equal(r.status, 1, r.out);
-  assert.match(r.out, /^check: FAILED\n {2}- mid-run checkpoint, 40 outputs, 2 MB: [\d.]+ ms, more than 1\.9 × its budget of 20 ms × calibration [\d.]+/m);
+  assert.match(r.out, /^check: FAILED\n {2}- mid-run checkpoint, 40 outputs, 2 MB: [\d.]+ ms of CPU time, more than 1\.9 × its budget of 20 ms × calibration [\d.]+/m);
 });
 
 test("a malformed slowdown is refused, not ignored", () => {
