@@ -307,9 +307,9 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   }
 
   pi.registerCommand("guard", {
-    description: "context-guard: status, on, off, reload, model [provider/id], audit [all | PATH…] [--html FILE]",
+    description: "context-guard: status, details, on, off, reload, model [provider/id], audit [all | PATH…] [--html FILE]",
     getArgumentCompletions: (prefix: string) =>
-      ["status", "on", "off", "reload", "model", "audit"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
+      ["status", "details", "on", "off", "reload", "model", "audit"].filter((c) => c.startsWith(prefix.trim())).map((c) => ({ value: c, label: c })),
     handler: async (args: string, ctx: ExtensionCommandContext) => {
       // In `pi --mode json` stdout is Pi's JSONL stream and a notification shows nowhere: each reply goes
       // as a small custom entry, which Pi emits as an `entry_appended` record (saved in the session file,
@@ -360,8 +360,8 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
             fresh.warnings.length ? "warning" : "info",
           );
         }
-        if (word !== "" && word !== "status") {
-          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard on, /guard off, /guard reload, /guard model or /guard audit`, "warning");
+        if (word !== "" && word !== "status" && word !== "details") {
+          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard details, /guard on, /guard off, /guard reload, /guard model or /guard audit`, "warning");
         }
         const { settings, path, warnings } = settingsOf(ctx);
         refreshStatus(ctx);
@@ -370,6 +370,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         const figures = callCore(() => guardCore.savings(input));
         const text = callCore(() =>
           guardCore.summary({
+            details: word === "details",
             enabled: settings.enabled,
             model: settings.model,
             modelProblem: lookup.ok ? undefined : withSuggestion(ctx, lookup.status),

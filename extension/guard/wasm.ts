@@ -93,6 +93,8 @@ export interface StatusText {
 }
 
 export interface SummaryInput {
+  /** `/guard details`: every line; else the short first screen. */
+  details?: boolean;
   enabled: boolean;
   model: string;
   modelProblem?: string;

@@ -477,7 +477,7 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
       judgeUsd: records.reduce((n: number, d: Loose) => n + (Number.isFinite(d.costUsd) ? d.costUsd : 0), 0),
       seconds: 0,
     };
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     figures.guardText = pi.notifications.at(-1)?.message ?? "";
     // Nothing may reach the server after the run (a warm-up request, say).
     checkNoRejection(server, what);

@@ -59,7 +59,7 @@ async function runSession(pauses: number[], cacheWarming: "off" | "idle"): Promi
     try {
       await loopback.select(pi);
       const firsts = await promptWithPauses(pi, server, clock, prompts);
-      await pi.prompt("/guard");
+      await pi.prompt("/guard details");
       const guardLine = pi.notifications.map((n) => n.message).find((m) => m.includes("context-guard") && m.includes("break-even"));
       return { branch: pi.branch(), bodies: [...server.bodies], usage: [...server.usage], firsts, guardLine };
     } finally {

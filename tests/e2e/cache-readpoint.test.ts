@@ -78,7 +78,7 @@ async function twoPrompts(c: Case) {
     await pi.prompt("Summarize.");
     assert.equal(server.bodies.length, CALLS + 2);
     for (const u of server.usage) assert.equal(u.rejected, undefined, "Anthropic would accept every body");
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const guard = pi.notifications.map((n) => n.message).filter((m) => m.startsWith("context-guard: on")).at(-1) ?? "";
     return { body: server.bodies[CALLS + 1], usage: server.usage[CALLS + 1], guard };
   } finally {

@@ -30,7 +30,7 @@ test(`Pi ${piVersion}: /context shows what the guard keeps out, as /guard counts
     const tokens = Math.ceil(saved / 4);
     const shown = tokens >= 1000 ? `${(Math.floor((tokens + 50) / 100) / 10).toFixed(1)}k` : String(tokens);
     assert.match(report, new RegExp(`^Kept out by context-guard: ~${shown.replace(".", "\\.")} tokens in 2 items$`, "m"));
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     assert.match(pi.notifications.at(-1)?.message ?? "", new RegExp(`kept out of the window now: ~${shown.replace(".", "\\.")} tokens`));
   } finally {
     await pi.dispose();
@@ -45,7 +45,7 @@ test(`Pi ${piVersion}: with the guard switched off, /context has no guard line`,
     assert.equal(pi.classifierCalls.length, 0);
     await pi.prompt("/context");
     assert.doesNotMatch(pi.notifications.at(-1)?.message ?? "", /context-guard/);
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     assert.doesNotMatch(pi.notifications.at(-1)?.message ?? "", /^context-guard: on/);
   } finally {
     delete process.env.PI_DISABLED_EXTENSIONS;
@@ -101,7 +101,7 @@ test(`Pi ${piVersion} json mode: /context's entry stays out of the model's conte
   const pi = await startSession({ mode: "json", files: fixtureRepo(), classifier: keepMatching("=== 503"), extensions: [rec.extension], script: [...script, "Still nine."] });
   try {
     await pi.prompt("Which services retry on 503?");
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const guardBefore = pi.notifications.at(-1)?.message;
     const projected = JSON.stringify(pi.projection().messages);
     await pi.prompt("/context");
@@ -113,7 +113,7 @@ test(`Pi ${piVersion} json mode: /context's entry stays out of the model's conte
     assert.equal(entries[0].data.summary.estimate, first.estimate);
     assert.equal(JSON.stringify(pi.projection().messages), projected, "not in the model's context");
 
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     assert.equal(pi.notifications.at(-1)?.message, guardBefore, "/guard and its savings skip it");
     await pi.prompt("/context");
     const second = rec.last();

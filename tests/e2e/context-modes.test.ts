@@ -112,7 +112,7 @@ test(`Pi ${piVersion} json: /guard replies through a guard-report entry on the s
         .map((line) => JSON.parse(line))
         .filter((r) => r.type === "entry_appended" && r.entry?.customType === "guard-report")
         .map((r) => r.entry);
-    const status = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard"], dir)).stdout);
+    const status = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard details"], dir)).stdout);
     assert.equal(status.length, 1);
     assert.equal(status[0].type, "custom", "a custom entry: never in the model's context");
     assert.equal(status[0].data.kind, "info");

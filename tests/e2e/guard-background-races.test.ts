@@ -181,7 +181,7 @@ for (const [what, meanwhile] of [
       assert.ok(judge.seen.aborted > 0, "the judge's requests were aborted");
       judge.open();
       await pi.prompt("/guard on");
-      await pi.prompt("/guard");
+      await pi.prompt("/guard details");
       assert.match(guardSaid(pi), /dropped/, "/guard says the answers were dropped");
       pi.script("Done.");
       await pi.prompt("Anything else?");
@@ -206,7 +206,7 @@ test(`Pi ${piVersion}: answers that come after a compaction took their outputs l
     await until(() => judge.seen.answered > 0 && !/judging/.test(pi.status("context-guard") ?? ""), "the answers");
     pi.script("Done.");
     await pi.prompt("Anything else?");
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     assert.match(guardSaid(pi), /landed[^;]*: 0 edits; 2 left alone, edited or gone meanwhile/, "/guard says they found nothing to land on");
     await nothingLanded(pi, before, true);
   } finally {

@@ -141,7 +141,7 @@ test(`Pi ${piVersion}: with the guard on, the turn_end checkpoint distills both 
     assert.deepEqual(new Set(edits(pi).map((e: Loose) => e.targetId)).size, 2);
     // Pi's own estimate of the answer's request is far under the threshold.
     assert.ok(pi.session.getContextUsage().tokens < 50_000, `${pi.session.getContextUsage().tokens} tokens`);
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)?.message ?? "";
     assert.match(report, /before Pi compacts: its estimate \d+\.\dk > threshold 183\.6k; 2 outputs distilled → \d+(\.\d)?k?, so Pi does not compact/);
     assertNoPassFailure(pi.notifications);
@@ -169,7 +169,7 @@ for (const [name, classifier] of [
       assert.equal(onShape.compactions, offShape.compactions);
       assert.equal(onShape.pending, offShape.pending);
       assert.ok(on.classifierCalls.length > 0, "the checkpoint did ask");
-      await on.prompt("/guard");
+      await on.prompt("/guard details");
       const report = on.notifications.at(-1)?.message ?? "";
       assert.match(report, /before Pi compacts: its estimate \d+\.\dk > threshold 183\.6k; the checkpoint gave no edits \([^)]+\), so nothing is appended and Pi compacts/);
       assertNoPassFailure(on.notifications);
@@ -240,7 +240,7 @@ test(`Pi ${piVersion}: edits that keep too much are not appended: Pi compacts ex
     assert.deepEqual(upToAnswer(onShape.types), upToAnswer(offShape.types));
     assert.equal(onShape.tokensBefore, offShape.tokensBefore, "Pi compacted at the same estimate");
     assert.ok(on.classifierCalls.length > 0, "the checkpoint did ask");
-    await on.prompt("/guard");
+    await on.prompt("/guard details");
     const report = on.notifications.at(-1)?.message ?? "";
     if (piVersion === "1.3.0") {
       // Pi 1.3.0's faux provider counts the prompt twice in its usage, so there the run's last turn is

@@ -174,7 +174,7 @@ test(`Pi ${piVersion}: an old image from before the prompt waits for its break-e
         break;
       }
       if (n >= 3) {
-        await pi.prompt("/guard");
+        await pi.prompt("/guard details");
         lastGuard = pi.notifications.at(-1)?.message ?? "";
         // No catalog price (faux): the rule in tokens, over as many later requests as the session has had so far.
         const line = /break-even: images (\S+) saved × (\d+) later requests < 16 × (\S+) rewrite \(prefix, from the first edit\) → deferred/.exec(lastGuard);
@@ -257,7 +257,7 @@ test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next requ
     );
 
     // /guard shows the last pass per kind.
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)!.message;
     assert.match(report, /last old exchanges \(run end/);
     assert.match(report, /kept Count the lines of the parser: .* \(related\) p\.90/);

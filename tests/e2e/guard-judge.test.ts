@@ -161,7 +161,7 @@ test(`Pi ${piVersion}: a chat model judging with the stand-in's probabilities di
     assert.ok(Math.abs(record.costUsd - cost) < 1e-12, `record ${record.costUsd} vs priced ${cost}`);
 
     // /guard shows it.
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const shown = pi.notifications.at(-1)?.message ?? "";
     assert.match(shown, new RegExp(`classifier: 1 run-end pass, 0 mid-run checkpoints, ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`), shown);
     assert.match(shown, /anthropic\/claude-haiku-4-5/);
@@ -388,7 +388,7 @@ test(`Pi ${piVersion}: without the classifier's key, /guard suggests the cheapes
     await loopback.select(pi);
     const anthropic = (registry().getAvailable() as Loose[]).filter((m) => m.provider === "anthropic" && Number.isFinite(m.cost?.input));
     const cheapest = anthropic.reduce((a, b) => (b.cost.input < a.cost.input ? b : a));
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const shown = pi.notifications.at(-1)?.message ?? "";
     assert.match(shown, new RegExp(`^context-guard: on, but idle: no openrouter key; try /guard model anthropic/${cheapest.id.replace(/\./g, "\\.")}\n`), shown);
     assert.match(shown, /\n {2}model: openrouter\/~typesafe\/jev-latest\n/, "the model is unchanged");
@@ -437,7 +437,7 @@ test(`Pi ${piVersion}: a judge that costs more than its edits can save is not as
       }
       // /guard shows the skip with its figures: at least judged/4 × $10/M against at most judged/4 × $0.90/M,
       // so the cost is at least 10/0.9 times the saving (the system prompts add to it).
-      await pi.prompt("/guard");
+      await pi.prompt("/guard details");
       const shown = pi.notifications.at(-1)?.message ?? "";
       const line = /last run end skipped \(3 requests so far\): judge not worth it, at least \$(\d+\.\d{4}) of judging > at most \$(\d+\.\d{4}) saved/.exec(shown);
       assert.equal(Boolean(line), !asked, shown);

@@ -84,7 +84,7 @@ const keepWhole: Behaviour = async (request) => ({
 
 async function guardText(pi: PiSession): Promise<string> {
   const before = pi.notifications.length;
-  await pi.prompt("/guard");
+  await pi.prompt("/guard details");
   return pi.notifications.slice(before).map((n) => n.message).join("\n");
 }
 

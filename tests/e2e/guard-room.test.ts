@@ -41,7 +41,7 @@ async function runOn(provider: Provider, bugs: number, settings: Record<string, 
     assert.ok(pi.session.model?.cost?.cacheRead > 0, `${provider}: the session's model has a cache price in Pi's catalog`);
     await pi.prompt(prompt);
     assertNoPassFailure(pi.notifications);
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const records = pi.branch().filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
     let turns = 0;
     const checkpointTurns: number[] = [];

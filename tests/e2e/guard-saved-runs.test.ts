@@ -37,7 +37,7 @@ function expectedLater(runs: number[], turns: number): number {
 
 async function guardText(pi: PiSession): Promise<string> {
   const before = pi.notifications.length;
-  await pi.prompt("/guard");
+  await pi.prompt("/guard details");
   return pi.notifications.slice(before).map((n) => n.message).join("\n");
 }
 

@@ -134,7 +134,7 @@ test(`Pi ${piVersion}: no secret reaches the judge; the window keeps every origi
     assert.ok(!JSON.stringify(last).includes("[secret:"), "the window never sees a placeholder");
 
     // /guard names the kinds and the files, never a value.
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)?.message ?? "";
     assert.match(report, /withheld from the judge in the last pass that held any: \d+ secrets as placeholders \(.*aws-access-key \d.*\); not sent, as files or commands that print secrets: read `\.env`, read `keys\/id_ed25519`/);
     for (const secret of allSecrets) assert.ok(!report.includes(secret));
@@ -164,7 +164,7 @@ test(`Pi ${piVersion}: the next run's history and exchanges carry placeholders, 
     for (const secret of [SECRETS.stripe, SECRETS.dbPassword, "acme_7f3k9q2m5x8w"]) assert.ok(!all.includes(secret), `${secret} reached the judge`);
     assert.ok(all.includes("[secret: custom]") && all.includes("[secret: stripe-key]"));
     // The pattern that does not compile is named in a warning, the other one works.
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     assert.match(pi.notifications.at(-1)?.message ?? "", /"secretPatterns": the pattern "\(unclosed" is left out/);
   } finally {
     await pi.dispose();

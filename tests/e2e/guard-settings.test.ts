@@ -90,15 +90,21 @@ test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist;
     await pi.prompt("Which services retry on 503?");
     assert.match(pi.status("context-guard") ?? "", /^🛡 −\d+(\.\d)?k tok · 1 item$/);
 
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)?.message ?? "";
     assert.match(report, /^context-guard: on\n/);
     assert.match(report, /model: fakejev\/jev-test/);
     assert.match(report, /kept out of the window now: ~\d+(\.\d)?k tokens .* by 1 item/);
     assert.match(report, /classifier: 1 run-end pass, 0 mid-run checkpoints, \d+ requests/);
     assert.match(report, /last large outputs \(run end, \d+ ms\):\n    distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \(\w[\w,-]*\) kw\.05 focus=chunk_\d+:\.70/);
+    // The first screen (issue 28): `/guard` and `/guard status`, short, with the way to the details.
+    await pi.prompt("/guard");
+    const short = pi.notifications.at(-1)?.message ?? "";
+    assert.match(short, /^context-guard: on\n {2}model: fakejev\/jev-test\n {2}kept out of the window now: /);
+    assert.match(short, /\n {2}last pass: the run end kept out [\d.]+k? chars of 1 item \(\d+ ms\)\n {2}more: \/guard details/);
+    assert.doesNotMatch(short, /kw\.|focus=|settings:|classifier:|core \d/);
     await pi.prompt("/guard status");
-    assert.equal(pi.notifications.at(-1)?.message, report);
+    assert.equal(pi.notifications.at(-1)?.message, short);
 
     await pi.prompt("/guard off");
     assert.equal(JSON.parse(readFileSync(file, "utf8")).enabled, false);

@@ -61,7 +61,12 @@ test(`Pi ${piVersion} TUI: 🛡 distilling… at a mid-run checkpoint, while the
     assert.doesNotMatch(during, /all done/, "the checkpoint ran before the run's answer");
     await tui.waitFor("all done", { timeoutMs: 30_000 });
     await tui.waitFor(/🛡 −\d+(\.\d)?k tok · \d+ items?/);
+    // The first screen is short (issue 28): the last pass in one sentence and the way to the details.
     await tui.command("/guard");
+    const first = await tui.waitFor("more: /guard details");
+    assert.match(first, /last pass: the (run end|mid-run checkpoint) kept out [\d.]+k? chars of \d+ items?/);
+    assert.doesNotMatch(first, /kw\.\d+|focus=/, "no trace on the first screen");
+    await tui.command("/guard details");
     await tui.waitFor(/[1-9]\d* mid-run checkpoints?/);
     assertNoPassFailure([tui.capture()]);
   } finally {

@@ -118,7 +118,7 @@ for (const c of cases) {
 
       // `/guard` notifies (its summary) and sets the status again: a failing notify is met here, a
       // failing setStatus a second time, which must not be reported again.
-      await pi.prompt("/guard");
+      await pi.prompt("/guard details");
 
       // Exactly one report of the failure, through the channel that still works.
       const shown = [...pi.notifications.map((n) => n.message), ...attempts];

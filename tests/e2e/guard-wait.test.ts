@@ -51,7 +51,7 @@ async function run(settings: Record<string, unknown>, judge: "keeps 65%" | "orac
         clock.advance(pauseMinutes * 60_000);
         await pi.prompt(q.text);
       }
-      await pi.prompt("/guard");
+      await pi.prompt("/guard details");
       const guard = pi.notifications.map((n) => n.message).findLast((m) => m.includes("context-guard:")) ?? "";
       return { branch: pi.branch(), usage: [...server.usage], bodies: [...server.bodies], guard, status: pi.status("context-guard") };
     } finally {

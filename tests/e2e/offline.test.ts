@@ -71,7 +71,7 @@ test(`Pi ${piVersion}: an SDK session with a run and a distill opens no socket`,
     await pi.prompt("Which services retry on 503?");
     assert.equal(entriesOf(pi.branch(), "custom", "context-guard")[0]?.data.results[0].outcome, "distilled");
     assertNoPassFailure(pi.notifications);
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const during = recorded().slice(before);
     assert.deepEqual(during, [], `the session opened sockets:\n${describe(during)}`);
   } finally {

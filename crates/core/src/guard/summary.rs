@@ -20,6 +20,8 @@ use crate::text::{push_usize, sanitize_line, short_count};
 /// What the report reads.
 #[derive(Debug, Clone, Default)]
 pub struct SummaryInput {
+    /// `/guard details`: every line below; else the short first screen.
+    pub details: bool,
     pub enabled: bool,
     /// `provider/id` of the configured classifier.
     pub model: String,
@@ -175,6 +177,7 @@ impl SummaryInput {
     pub fn from_value(v: Value) -> SummaryInput {
         let mut f = crate::read::Fields::of(v);
         SummaryInput {
+            details: f.boolean("details"),
             enabled: f.boolean("enabled"),
             model: f.string("model"),
             model_problem: f.opt_string("modelProblem"),
@@ -229,7 +232,10 @@ pub fn summary(input: &SummaryInput) -> String {
         _ => lines.push(format!("context-guard: {state}")),
     }
     lines.push(format!("  model: {}", sanitize_line(&input.model, 100)));
-    lines.push(format!("  settings: {}", sanitize_line(&input.settings_path, 200)));
+    let d = input.details;
+    if d {
+        lines.push(format!("  settings: {}", sanitize_line(&input.settings_path, 200)));
+    }
     for w in &input.warnings {
         lines.push(format!("  warning: {}", sanitize_line(w, 200)));
     }
@@ -249,6 +255,28 @@ pub fn summary(input: &SummaryInput) -> String {
         short_count(s.lifetime_chars),
         if s.compacted { ", some of it before a compaction" } else { "" }
     ));
+    let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
+    if !d {
+        // The short screen (issue 28): the last pass in one sentence, the work in the background, the way on.
+        if let Some(r) = records.last() {
+            lines.push(format!(
+                "  last pass: the {} kept out {} chars of {} item{} ({} ms)",
+                match r.phase {
+                    Phase::RunEnd => "run end",
+                    Phase::MidRun => "mid-run checkpoint",
+                },
+                short_count(r.saved_chars),
+                r.results.len(),
+                if r.results.len() == 1 { "" } else { "s" },
+                whole(r.ms.max(0.0).round())
+            ));
+        }
+        if let Some(line) = &input.background {
+            lines.push(format!("  in the background: {}", sanitize_line(line, 240)));
+        }
+        lines.push("  more: /guard details (the judge's usage, the bill's parts, settings, each item's result)".into());
+        return crate::text::join(&lines, "\n");
+    }
     lines.push(format!(
         "  classifier: {} run-end pass{}, {} mid-run checkpoint{}, {} request{}, {} input tokens, ${}",
         s.runs,
@@ -302,7 +330,6 @@ pub fn summary(input: &SummaryInput) -> String {
     if let Some(skip) = &input.last_skip {
         lines.push(format!("  {}", skip.line()));
     }
-    let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
     // The last break-even decisions of each rule: this process's last pass
     // where it made some, else the last record that holds some (a skipped
     // checkpoint's is the line above).
@@ -522,6 +549,42 @@ pub fn summary_json(input: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The details screen (`/guard details`), which most tests here read.
+    fn summary(input: &SummaryInput) -> String {
+        super::summary(&SummaryInput { details: true, ..input.clone() })
+    }
+
+    #[test]
+    fn the_first_screen_is_short_and_points_to_the_details() {
+        let record = json!({"v":1,"phase":"run-end","model":"fakejev/jev-test","savedChars":30000,"requests":2,
+            "inputTokens":9000.0,"costUsd":0.0004,"ms":412.0,"timedOut":false,"results":[
+            {"kind":"large","entryId":"a1","tool":"bash","label":"bash `rg -n status`","outcome":"distilled",
+             "reason":"chunks","beforeChars":36100,"afterChars":6100,"jev":"kw.05 focus=chunk_2:.70 keep 3/12"}]});
+        let input = SummaryInput {
+            enabled: true,
+            model: "fakejev/jev-test".into(),
+            settings_path: "/home/u/.pi/agent/context-guard.json".into(),
+            mid_run: true,
+            stats: Stats { saved_chars: 30_000, items: 1, lifetime_chars: 30_000, runs: 1, ..Stats::default() },
+            records: vec![record],
+            background: Some("judging 2 outputs".into()),
+            core_version: "0.1.0".into(),
+            ..SummaryInput::default()
+        };
+        let short = super::summary(&input);
+        assert!(short.starts_with("context-guard: on\n  model: fakejev/jev-test\n"), "{short}");
+        assert!(short.contains("\n  last pass: the run end kept out 30.0k chars of 1 item (412 ms)\n"), "{short}");
+        assert!(short.contains("\n  in the background: judging 2 outputs\n"), "{short}");
+        assert!(short
+            .ends_with("\n  more: /guard details (the judge's usage, the bill's parts, settings, each item's result)"));
+        for detail in ["kw.05", "focus=", "settings:", "classifier:", "mid-run checkpoints:", "core 0.1.0"] {
+            assert!(!short.contains(detail), "{detail} in {short}");
+        }
+        let full = summary(&input);
+        assert!(full.contains("kw.05 focus=chunk_2:.70 keep 3/12") && full.contains("  settings: /home/u/"), "{full}");
+        assert!(!full.contains("more: /guard details"), "{full}");
+    }
 
     #[test]
     fn shows_state_usage_and_the_last_pass_per_kind() {

@@ -450,7 +450,7 @@ fn a_judge_that_costs_more_than_the_edits_save_is_not_asked() {
     assert_eq!((room.plan.pass.skipped, room.plan.requests.len(), room.gate.judge_cost_micros), (None, 4, 0));
     // /guard shows the skip with its numbers.
     let g = Gate { turns: 40, judge_cost_micros: 20_512, judge_saving_micros: 16_000, ..Gate::default() };
-    let note = json!({"lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+    let note = json!({"details": true, "lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
     assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
         "last checkpoint skipped (turn 40): judge not worth it, at least $0.0205 of judging > at most $0.0160 saved\n"
     ));
@@ -460,7 +460,7 @@ fn a_judge_that_costs_more_than_the_edits_save_is_not_asked() {
     assert_eq!(Gate::of_run_end(&PassState { judge: None, ..pass.clone() }), None);
     let g = Gate::of_run_end(&pass).unwrap();
     assert_eq!((g.run_end, g.turns, g.judge_cost_micros, g.judge_saving_micros), (true, 3, 160_000, 14_400));
-    let note = json!({"lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+    let note = json!({"details": true, "lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
     assert!(crate::guard::summary::summary(&crate::guard::summary::SummaryInput::from_value(note)).contains(
         "last run end skipped (3 requests so far): judge not worth it, at least $0.1600 of judging > at most $0.0144 saved\n"
     ));
