@@ -196,9 +196,9 @@ const about = (n: number | null) => (n === null ? "" : ` (about ${usd(n)})`);
 export function didSentence(e: Estimate): string | undefined {
   const d = e.did;
   if (!d) return undefined;
-  const money = d.sparedUsd === null ? ` (${priceNote(e)})` : ` (about ${usd(d.sparedUsd)}, ${priceNote(e)})`;
+  // In tokens only: the money is the bill's one answer (moneySentence), never a second figure here (issue 28).
   const lines = [
-    `The guard kept ${tokens(d.keptTokens)} of tool output out of the context in ${plural(d.passes, "pass", "passes")}, so the requests after that sent ${short(d.sparedTokens)} fewer tokens in all${money}.`,
+    `The guard kept ${tokens(d.keptTokens)} of tool output out of the context at ${plural(d.passes, "run end or checkpoint", "run ends and checkpoints")}, so the requests after that sent ${short(d.sparedTokens)} fewer tokens in all.`,
     `Its classifier cost ${usd(d.classifierUsd)}.`,
   ];
   if (d.recalls > 0) lines.push(`The agent asked for removed output back ${d.recalls === 1 ? "once" : `${d.recalls} times`} (${tokens(d.recalledTokens)}).`);
@@ -206,7 +206,16 @@ export function didSentence(e: Estimate): string | undefined {
   return lines.join(" ");
 }
 
-/** The guard's net effect on the main model's bill (guard/bill.rs's line, as `/guard` and `/context` show it); undefined where it did nothing. */
+/**
+ * The one money answer (issue 28), the bill's as `/guard`'s first line and the status bar say it: "The
+ * guard saved $0.27 on this session's bill so far (est.)." Undefined where the guard did nothing or
+ * there is no price: the bill's line (billSentence) then says so once, in tokens.
+ */
+export function moneySentence(s: SessionRead, e: Estimate): string | undefined {
+  return e.did && s.bill?.answer ? `The guard ${s.bill.answer}.` : undefined;
+}
+
+/** The bill's parts (guard/bill.rs's line, as `/guard details` and `/context` show it); undefined where the guard did nothing. */
 export function billSentence(s: SessionRead, e: Estimate): string | undefined {
   if (!e.did || !s.bill) return undefined;
   return `Its net effect on the main model's bill so far: ${s.bill.line}.`;
@@ -274,24 +283,27 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
     const e = est[i];
     const on = guardOn(s);
     out.push(nameLine(s));
+    const money = moneySentence(s, e);
+    if (money) out.push(`  ${money}`);
     out.push(`  in ${clean(s.cwd) || "(no folder recorded)"}; file ${clean(s.path)} (${short(s.bytes)}B); guard ${on ? "on" : "off (no records of it)"}`);
     out.push(...figureLines(s.branch, "  "));
-    if (s.file) out.push(`  whole file (${s.entries} entries, branch ${s.branchEntries}):`, ...figureLines(s.file, "    "));
+    if (s.file) out.push(`  the whole file, abandoned branches too (${s.entries} entries; ${s.branchEntries} on the branch above):`, ...figureLines(s.file, "    "));
     const did = didSentence(e);
     if (did) out.push(`  ${did}`);
     const bill = billSentence(s, e);
     if (bill) out.push(`  ${bill}`);
-    if (w && e.would) {
+    // What the guard could do, only where it did not run (issue 28): a session it ran on says what it did.
+    if (w && e.would && !on) {
       const n = e.would;
       const images = n.images > 0 ? `${tokens(n.imageTokens)} (${plural(n.images, "image")})` : "none";
       const outputs = n.candidates - n.images;
-      const asks = outputs > 0 ? `show its classifier ${plural(outputs, n.images > 0 ? "more candidate" : "candidate")}, tool outputs of ${tokens(n.candidateTokens - n.imageTokens)} it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} candidates for its classifier`;
+      const asks = outputs > 0 ? `ask its classifier about ${plural(outputs, n.images > 0 ? "more tool output" : "tool output")} (${tokens(n.candidateTokens - n.imageTokens)}) it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} candidates for its classifier`;
       out.push(`  guard would: remove old images: ${images}; ${asks}.`);
       const spared = wouldSentences(e, on)?.spared;
       if (spared) out.push(`  ${spared}`);
-      const kinds = Object.entries(w.byKind).map(([kind, k]) => `${KIND_WORDS[kind] ?? kind} ${k.items} (${tokens(tokensOf(k.chars))}${kind === "exchange" ? "; they hold the outputs above, not added" : ""})`);
-      if (kinds.length) out.push(`    by kind: ${kinds.join(", ")}; cache rewrites measured by the ${w.cache} rule`);
-    } else if (wouldDoError) out.push(`  guard would: not computed (${clean(wouldDoError)})`);
+      const kinds = Object.entries(w.byKind).map(([kind, k]) => `${KIND_WORDS[kind] ?? kind} ${k.items} (${tokens(tokensOf(k.chars))}${kind === "exchange" ? "; these contain the outputs above, counted once" : ""})`);
+      if (kinds.length) out.push(`    by kind: ${kinds.join(", ")}; cache rewrites as the ${w.cache} cache works`);
+    } else if (wouldDoError && !on) out.push(`  guard would: not computed (${clean(wouldDoError)})`);
     for (const warning of s.warnings) out.push(`  warning: ${clean(warning)}`);
   });
   for (const f of failed) out.push(`${clean(f.path)}: not audited: ${clean(f.error)}`);
@@ -312,15 +324,28 @@ export function summaryLines(list: Audited[], est: Estimate[]): string[] {
   const money = (n: number) => (priced ? ` (about ${usd(n)}, estimated)` : "");
   const on = est.filter((e) => e.did).length;
   if (on > 0) {
+    // The money answer first: the sum of the sessions' bills, the figure each card and `/guard` give.
+    const bills = list.filter((a, i) => est[i].did && a.session.bill?.netUsd != null).map((a) => a.session.bill?.netUsd ?? 0);
+    if (bills.length > 0) {
+      const net = bills.reduce((a, b) => a + b, 0);
+      const unpriced = on - bills.length;
+      lines.push(
+        // In cents, as the bill words each session's (guard/bill.rs): `<$0.01` below one.
+        `The guard ${net >= 0 ? "saved" : "cost"} ${Math.abs(net) < 0.01 ? "<$0.01" : `$${Math.abs(net).toFixed(2)}`}${net >= 0 ? "" : " more"} on the bills of ${plural(bills.length, "session")} so far (est.)${unpriced > 0 ? `; ${plural(unpriced, "other session")} had no price` : ""}.`,
+      );
+    }
     lines.push(
-      `The guard kept ${tokens(sum((e) => e.did?.keptTokens))} of tool output out of the context in ${plural(on, "session")}, so the requests after that sent ${short(sum((e) => e.did?.sparedTokens))} fewer tokens${money(sum((e) => e.did?.sparedUsd))}; its classifier cost ${usd(sum((e) => e.did?.classifierUsd))}.`,
+      `It kept ${tokens(sum((e) => e.did?.keptTokens))} of tool output out of the context in ${plural(on, "session")}, so the requests after that sent ${short(sum((e) => e.did?.sparedTokens))} fewer tokens; its classifier cost ${usd(sum((e) => e.did?.classifierUsd))}.`,
     );
   }
-  if (est.some((e) => e.would)) {
-    const images = sum((e) => e.would?.imageTokens);
+  // What it could do: only in the sessions it did not run on (issue 28).
+  const off = est.filter((e, i) => e.would && !guardOn(list[i].session));
+  if (off.length > 0) {
+    const offSum = (pick: (e: Estimate) => number | null | undefined) => off.reduce((n, e) => n + (pick(e) ?? 0), 0);
+    const images = offSum((e) => e.would?.imageTokens);
     const least = images > 0 ? `at least ${tokens(images)} (old images, removed with no classifier) and ` : "";
     lines.push(
-      `The guard would keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens))} (${plural(sum((e) => e.would?.candidates), "candidate")}), sparing the later requests up to ${tokens(sum((e) => e.would?.sparedUpperTokens))}${money(sum((e) => e.would?.sparedUpperUsd))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens))} to its cache again${money(sum((e) => e.would?.rewriteUsd))}.`,
+      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(offSum((e) => e.would?.candidateTokens))} (${plural(offSum((e) => e.would?.candidates), "tool output or image", "tool outputs and images")}), so the later requests would send up to ${tokens(offSum((e) => e.would?.sparedUpperTokens))} fewer${money(offSum((e) => e.would?.sparedUpperUsd))}, while the provider would write ${tokens(offSum((e) => e.would?.rewriteTokens))} to its cache again${money(offSum((e) => e.would?.rewriteUsd))}.`,
     );
   }
   const withList = list.filter((a) => guardOn(a.session));

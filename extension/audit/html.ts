@@ -13,6 +13,7 @@ import {
   type Audited,
   billSentence,
   didSentence,
+  moneySentence,
   estimates,
   folderName,
   groupFigures,
@@ -144,20 +145,23 @@ function card(a: Audited, e: Estimate, top: number): string {
   const outputChars = output.reduce((n, o) => n + o.chars, 0);
   const results = output.reduce((n, o) => n + o.results, 0);
   const would = e.would ? (e.would.candidates ? `up to ${tokens(e.would.candidateTokens)}` : "nothing") : a.wouldDoError ? `not computed: ${line(a.wouldDoError, 300)}` : "not computed";
+  const money = moneySentence(s, e);
   const facts: [string, string][] = [
+    ...(money ? [["Money", esc(money)] as [string, string]] : []),
     ["Requests", `${f.requests}${f.compactions ? `, ${plural(f.compactions, "compaction")}` : ", no compaction"}`],
     ["Context per request", `${tokens(average)} on average, ${short(f.peakContext)} at the peak`],
     ["Tool output", `${tokens(tokensOf(outputChars))} in ${plural(results, "result")}`],
     ["Cost, as Pi recorded it", f.cost.total === 0 ? "$0: no cost recorded" : `${usd(f.cost.total)}${f.requests ? ` (${usd(f.cost.total / f.requests)} per request)` : ""}`],
     ["The guard kept out", e.did ? tokens(e.did.keptTokens) : "nothing: it was off"],
-    [on ? "It could still keep out" : "The guard could keep out", would],
+    // What it could do, only where it did not run (issue 28).
+    ...(on ? [] : [["The guard could keep out", would] as [string, string]]),
   ];
   const did = didSentence(e);
   const bill = billSentence(s, e);
-  const what = wouldSentences(e, on);
+  const what = on ? undefined : wouldSentences(e, on);
   const said = [
     did ? `<p class="did">${did}${bill ? ` ${esc(bill)}` : ""}</p>` : "",
-    what ? `<p class="would">${what.what}${what.spared ? ` ${what.spared}` : ""}</p>` : a.wouldDoError ? `<p class="would">What the guard would do was not computed: ${line(a.wouldDoError, 300)}.</p>` : "",
+    what ? `<p class="would">${what.what}${what.spared ? ` ${what.spared}` : ""}</p>` : a.wouldDoError && !on ? `<p class="would">What the guard would do was not computed: ${line(a.wouldDoError, 300)}.</p>` : "",
   ];
   const whole = s.file ? `<p class="note">The file also holds abandoned branches: ${s.entries} entries in all, ${s.branchEntries} on the branch Pi would resume (the one shown here); ${s.file.requests} requests and ${usd(s.file.cost.total)} in all.</p>` : "";
   return [
@@ -263,7 +267,7 @@ const HOW = [
   "Costs “as Pi recorded it” are the sum of each reply's recorded cost. The guard's savings are estimates: the tokens the later requests did not send (or would not have sent), times the session's average price per input token: what it paid for input, cache reads and cache writes, divided by those tokens. A session that records no costs is priced at all the sessions' average.",
   "Removing something from the context makes the provider write the context after it to its cache again: for what the guard would do, that is priced at the cache-write price less the cache-read price, once per run end, from the earliest removal. What the guard did paid its rewrites already: they are in the recorded cost, not taken off its savings.",
   "The guard's net effect on the main model's bill is the same estimate /guard and /context show: for every request after an edit, the tokens its records kept out (less what recall brought back) priced at the cache-read price; less, at each edit, the tokens the first request after it wrote again (what the request before sent, less what the edit removed and what the request read from the cache) priced at the write price less the read price; less the classifier's recorded cost. Prices come from the session's recorded usage.",
-  "“Would” is the guard with its default settings at the end of each run, as if its classifier dropped every candidate whole: the most it could remove. Old images it removes without asking; that is the least. Old exchanges are left out of the totals, since they hold the tool outputs already counted. Items are counted from the end of their own run until the next compaction.",
+  "“Would” is the guard with its default settings at the end of each run, as if its classifier dropped every output it would ask about whole: the most it could remove; it is shown for the sessions the guard did not run on. Old images it removes without asking; that is the least. Old exchanges are left out of the totals, since they hold the tool outputs already counted. Items are counted from the end of their own run until the next compaction.",
 ];
 
 export function html(list: Audited[], failed: { path: string; error: string }[]): string {

@@ -47,7 +47,7 @@ async function runOn(provider: Provider, settings: Record<string, unknown>, dir:
     await loopback.select(pi);
     await pi.prompt(prompt);
     assertNoPassFailure(pi.notifications);
-    await pi.prompt("/guard");
+    await pi.prompt("/guard details");
     const guardText = pi.notifications.at(-1)?.message ?? "";
     await pi.prompt("/context");
     const contextText = pi.notifications.at(-1)?.message ?? "";
@@ -138,6 +138,13 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
       const text = spawnSync(process.execPath, [cli, "audit", on.file], { encoding: "utf8" });
       assert.equal(text.status, 0, text.stderr);
       assert.equal(text.stdout.match(/^ {2}Its net effect on the main model's bill so far: (.+)\.$/m)?.[1], fromGuard, "the audit's text");
+      // One money answer (issue 28): /guard's first line, the audit card's first line under its name, its total.
+      const answer = on.guardText.match(/^context-guard: on — ((saved|cost) (\$\d+\.\d\d|<\$0\.01)( more)? on this session's bill so far \(est\.\))$/m)?.[1];
+      assert.ok(answer, on.guardText);
+      assert.equal(bill?.answer, answer, "the export's answer");
+      assert.equal(text.stdout.split("\n")[1], `  The guard ${answer}.`, "the audit card's first line");
+      const [, word, amount, more] = answer.match(/^(saved|cost) (\S+)( more)?/) ?? [];
+      assert.match(text.stdout, new RegExp(`^ {2}The guard ${word} ${amount.replace(/[$.]/g, "\\$&")}${more ?? ""} on the bills of 1 session so far \\(est\\.\\)\\.$`, "m"), "the audit's total");
       assert.match(fromGuard, /^(saved|lost) ~\$\d+\.\d{4} \(est\. from Pi's recorded usage and the guard's records: reads saved \$[\d.]+ for [\d.]+[kM]? tokens not sent, at the cache-read price − rewrites \$[\d.]+ for [\d.]+[kM]? tokens written again, at write − read − judge \$[\d.]+; \d+ edits?, prices \$[\d.]+\/M read and \$[\d.]+\/M write from usage\)$/);
       // The guard off: no records, so no line beyond "$0".
       assert.doesNotMatch(off.guardText, /net effect on the main model's bill so far: (saved|lost)/);

@@ -104,10 +104,10 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   const none = estimate(f, would, later, pricesOf(emptyCost()), pricesOf(emptyCost()));
   assert.deepEqual([none.priceFrom, none.pricePerToken, none.did?.sparedUsd, none.would?.sparedUpperUsd, none.would?.rewriteUsd], ["none", null, null, null, null]);
 
-  // The same in words, with tokens and dollars.
+  // The same in words, in tokens: the money is the bill's one answer, never a second figure here (issue 28).
   assert.equal(
     didSentence(e),
-    `The guard kept 1.0k tokens of tool output out of the context in 1 pass, so the requests after that sent 3.0k fewer tokens in all (about ${usd(3000 * (own.input ?? 0))}, estimated at $${((own.input ?? 0) * 1e6).toFixed(2)} per million input tokens, this session's average). Its classifier cost $0.0020. The agent never asked for removed output back.`,
+    "The guard kept 1.0k tokens of tool output out of the context at 1 run end or checkpoint, so the requests after that sent 3.0k fewer tokens in all. Its classifier cost $0.0020. The agent never asked for removed output back.",
   );
   const said = wouldSentences(e, false);
   assert.equal(said?.what, "The guard would remove 1 old image (1.0k tokens) without asking anyone, and show its classifier 2 tool outputs of 2.2k tokens to shorten or drop (1 already outdated by a later call).");
