@@ -3,7 +3,7 @@
 // `sanitizeLine` before it is painted (a session's prompt or path may hold
 // anything).
 import type { Theme } from "@earendil-works/pi-coding-agent";
-import { type Component, matchesKey, type TUI, truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui";
+import { type Component, matchesKey, type TUI, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui";
 import { core } from "../core.ts";
 
 /** Lines below the screen that Pi's own chrome (footer, status) can take. */
@@ -12,6 +12,53 @@ const PI_CHROME = 4;
 const LINE_MAX = 4000;
 
 export const AUDIT_HINT = "↑↓ jk scroll · PgUp/PgDn · g/G · q close";
+
+/**
+ * A word too wide for the room, cut in the middle: `/home/u/.pi/…/2026-12-01_01J9.jsonl`. An id or a
+ * path keeps its start and its end whole; it is never broken across lines.
+ */
+function middleCut(word: string, room: number): string {
+  const chars = [...word];
+  const keep = (from: string[], most: number) => {
+    const out: string[] = [];
+    for (const c of from) {
+      if (visibleWidth(out.join("") + c) > most) break;
+      out.push(c);
+    }
+    return out;
+  };
+  const head = keep(chars, Math.floor((room - 1) / 3));
+  const tail = keep([...chars].reverse(), room - 1 - visibleWidth(head.join(""))).reverse();
+  return `${head.join("")}…${tail.join("")}`;
+}
+
+/**
+ * One plain line wrapped to `width` at spaces: the lines after the first keep its indent and two
+ * spaces more; a word wider than a line's room is cut in the middle rather than broken (issue 28).
+ */
+export function wrapLine(line: string, width: number): string[] {
+  const indent = /^ */.exec(line)?.[0] ?? "";
+  const more = `${indent}  `;
+  if (visibleWidth(line) <= width) return [line];
+  if (width - visibleWidth(more) < 8) return [truncateToWidth(line, width, "…")];
+  const out: string[] = [];
+  let current = indent;
+  let empty = true;
+  for (const word of line.slice(indent.length).split(/ +/)) {
+    const room = width - visibleWidth(out.length ? more : indent);
+    const fitted = visibleWidth(word) > width - visibleWidth(more) ? middleCut(word, Math.min(room, width - visibleWidth(more))) : word;
+    if (empty) {
+      current += fitted;
+      empty = false;
+    } else if (visibleWidth(current) + 1 + visibleWidth(fitted) <= width) current += ` ${fitted}`;
+    else {
+      out.push(current);
+      current = more + (visibleWidth(fitted) > width - visibleWidth(more) ? middleCut(word, width - visibleWidth(more)) : fitted);
+    }
+  }
+  out.push(current);
+  return out;
+}
 
 export class AuditScreen implements Component {
   /** PgUp/PgDn scroll this screen, not Pi's transcript (see report/view.ts). */
@@ -29,7 +76,11 @@ export class AuditScreen implements Component {
     this.theme = theme;
     this.title = title;
     this.close = close;
-    this.lines = text.replace(/\n$/, "").split("\n").map((l) => core.sanitizeLine(l, LINE_MAX));
+    // sanitizeLine trims a line's ends: its indent is put back (wrapLine keeps it on every line).
+    this.lines = text
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((l) => (/^ */.exec(l)?.[0] ?? "") + core.sanitizeLine(l, LINE_MAX));
   }
 
   invalidate(): void {
@@ -43,8 +94,8 @@ export class AuditScreen implements Component {
 
   private body(width: number): string[] {
     if (this.cache?.width !== width) {
-      const wrapped = this.lines.flatMap((l) => (l ? wrapTextWithAnsi(l, width) : [""]));
-      this.cache = { width, lines: wrapped.map((l) => truncateToWidth(l, width, "")) };
+      const wrapped = this.lines.flatMap((l) => (l ? wrapLine(l, width) : [""]));
+      this.cache = { width, lines: wrapped.map((l) => truncateToWidth(l, width, "…")) };
     }
     return this.cache.lines;
   }
@@ -55,10 +106,10 @@ export class AuditScreen implements Component {
     const height = this.height();
     this.top = Math.max(0, Math.min(this.top, body.length - height));
     const visible = body.slice(this.top, this.top + height);
-    const position = body.length > height ? ` ${this.top + 1}-${this.top + visible.length}/${body.length}` : "";
+    const position = body.length > height ? ` · lines ${this.top + 1}-${this.top + visible.length} of ${body.length}` : "";
     const t = this.theme;
     return [
-      truncateToWidth(`${t.fg("accent", t.bold(" Audit"))}${t.fg("dim", ` · ${this.title}${position}`)}`, w, ""),
+      truncateToWidth(`${t.fg("accent", t.bold(" Audit"))}${t.fg("dim", ` · ${this.title}${position}`)}`, w, "…"),
       ...visible,
       truncateToWidth(t.fg("dim", ` ${AUDIT_HINT}`), w, "…"),
     ];

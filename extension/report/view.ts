@@ -37,11 +37,22 @@ const VERDICT_COLOR: Record<ContextReport["windowGauge"]["verdict"], ThemeColor>
 
 const FULL = "█";
 const EMPTY = "░";
+/** A share under half a cell: its one cell drawn thin, not as a block it has not earned. */
+const THIN = "▏";
+/** The window bar's mark where Pi compacts. */
+const THRESHOLD = "│";
 /** Lines below the screen that Pi's own chrome (footer, status) can take. */
 const PI_CHROME = 4;
 /** Token and percentage columns. */
 const NUM = 7;
 const ROW_CELLS = 8;
+/** Pi's roles in the largest-message list, in words. */
+const ROLE_WORDS: Record<string, string> = {
+  toolResult: "tool result",
+  bashExecution: "shell",
+  branchSummary: "branch summary",
+  compactionSummary: "compaction summary",
+};
 
 type Feedback = { text: string; level: "info" | "warning" | "error" | "success" } | undefined;
 
@@ -95,9 +106,11 @@ export class ContextScreen implements Component {
     return Math.max(3, this.rows() - PI_CHROME - 3);
   }
 
-  private bar(filled: number, of: number, color: ThemeColor): string {
+  /** `filled` cells of `of`; a share under half a cell (`percent` of the whole) gets its one cell thin. */
+  private bar(filled: number, of: number, color: ThemeColor, percent: number): string {
     const f = Math.max(0, Math.min(of, filled));
-    return this.theme.fg(color, FULL.repeat(f)) + this.theme.fg("dim", EMPTY.repeat(of - f));
+    const thin = f === 1 && percent < 50 / of;
+    return this.theme.fg(color, thin ? THIN : FULL.repeat(f)) + this.theme.fg("dim", EMPTY.repeat(of - f));
   }
 
   private windowBar(): string {
@@ -107,11 +120,18 @@ export class ContextScreen implements Component {
     const cells: string[] = [];
     for (let i = 0; i < g.of; i++) {
       if (i < g.filled) cells.push(this.theme.fg(color, FULL));
-      else if (g.thresholdCell !== undefined && i === g.thresholdCell - 1) cells.push(this.theme.fg("muted", "│"));
+      else if (g.thresholdCell !== undefined && i === g.thresholdCell - 1) cells.push(this.theme.fg("muted", THRESHOLD));
       else cells.push(this.theme.fg("dim", EMPTY));
     }
     const note = g.basis === "estimate" ? " estimate, total pending" : g.verdict === "over" ? " past the threshold" : "";
     return `[${cells.join("")}]${this.theme.fg("dim", note)}`;
+  }
+
+  /** What the window bar's marks mean, those it shows. */
+  private windowLegend(): string {
+    const g = this.report.windowGauge;
+    const threshold = g.thresholdCell !== undefined && g.thresholdCell > g.filled ? ` · ${THRESHOLD} where Pi compacts` : "";
+    return `${FULL} in the window (a tenth of it each)${threshold} · ${EMPTY} free`;
   }
 
   /** Columns left of the figures: as wide as the widest caption, within the width. */
@@ -122,7 +142,7 @@ export class ContextScreen implements Component {
   }
 
   /** One table row: caption, tokens, percentage and bar, then an optional note. */
-  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, note = ""): string[] {
+  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, share: number, note = ""): string[] {
     const t = this.theme;
     const showBar = width >= 34;
     const captionWidth = Math.max(1, column - indent);
@@ -130,7 +150,7 @@ export class ContextScreen implements Component {
     const pad = " ".repeat(Math.max(0, captionWidth - visibleWidth(label)));
     const labelColor: ThemeColor = hue === "faint" ? "dim" : "text";
     let line = `  ${" ".repeat(indent)}${t.fg(labelColor, label)}${pad}${t.fg("muted", tokens.padStart(NUM))}${t.fg(HUE_COLOR[hue], percent.padStart(NUM))}`;
-    if (showBar) line += `  ${this.bar(cells, ROW_CELLS, HUE_COLOR[hue])}`;
+    if (showBar) line += `  ${this.bar(cells, ROW_CELLS, HUE_COLOR[hue], share)}`;
     const lines = [line];
     if (note) {
       const room = width - visibleWidth(line) - 2;
@@ -153,6 +173,7 @@ export class ContextScreen implements Component {
     const series = r.series;
     if (series && series.tokens.length > 1) {
       const spark = sparkline(series.tokens, series.marks, width - 2);
+      lines.push(...this.sentence("Each bar one request, oldest first; its height the context it sent:", "dim", width));
       lines.push(` ${t.fg(HUE_COLOR.hue1, spark.bars)}`);
       if (spark.marks) {
         lines.push(` ${t.fg("warning", spark.marks)}`);
@@ -173,14 +194,15 @@ export class ContextScreen implements Component {
     const lines: string[] = [];
     lines.push(...this.sentence(s.headline, "text", width));
     const bar = this.windowBar();
-    if (bar) lines.push(` ${bar}`);
+    if (bar) lines.push(` ${bar}`, ...this.sentence(this.windowLegend(), "dim", width));
     lines.push(...this.sentence(s.threshold, "muted", width));
     lines.push("");
     lines.push(...this.sentence(s.composition, "text", width).map((l) => t.bold(l)));
     const rowColumn = this.captionColumn(width, r.rows.map((row) => ({ caption: row.caption, indent: 2 * row.depth })));
     for (const row of r.rows) {
-      lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue));
+      lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue, row.percent));
     }
+    if (width >= 34) lines.push(...this.sentence(`Bars here and below: ${FULL} an eighth of the context each, ${THIN} under a sixteenth`, "dim", width));
     lines.push(...this.sentence(s.drift, "dim", width));
     if (s.guard) lines.push(...this.sentence(s.guard, "dim", width));
     if (s.keptKinds?.length) {
@@ -195,9 +217,10 @@ export class ContextScreen implements Component {
     if (r.largest.length) {
       lines.push("");
       lines.push(...this.sentence("Largest messages", "text", width).map((l) => t.bold(l)));
-      const roleColumn = this.captionColumn(width, r.largest.map((l) => ({ caption: l.role, indent: 0 })));
+      const role = (l: (typeof r.largest)[number]) => ROLE_WORDS[l.role] ?? l.role;
+      const roleColumn = this.captionColumn(width, r.largest.map((l) => ({ caption: role(l), indent: 0 })));
       for (const l of r.largest) {
-        lines.push(...this.tableRow(width, roleColumn, 0, l.role, l.tokensText, l.percentText, l.cells, l.hue, l.descriptor));
+        lines.push(...this.tableRow(width, roleColumn, 0, role(l), l.tokensText, l.percentText, l.cells, l.hue, l.percent, l.descriptor));
       }
     }
     const cut = lines.map((l) => truncateToWidth(l, width, ""));
@@ -217,9 +240,9 @@ export class ContextScreen implements Component {
     this.top = Math.max(0, Math.min(this.top, this.maxTop(w)));
     const visible = body.slice(this.top, this.top + height);
     const end = this.top + visible.length;
-    const position = body.length > height ? ` ${this.top + 1}-${end}/${body.length}` : "";
+    const position = body.length > height ? ` · lines ${this.top + 1}-${end} of ${body.length}` : "";
     const title = `${t.fg("accent", t.bold(" Context"))}${t.fg("dim", ` · Pi's estimate, then the composition${position}`)}`;
-    const out = [truncateToWidth(title, w, "")];
+    const out = [truncateToWidth(title, w, "…")];
     out.push(...visible);
     const fb = this.feedback;
     if (fb) {

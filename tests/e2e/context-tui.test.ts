@@ -62,7 +62,7 @@ test(`Pi ${piVersion} TUI: the screen's gauges, hues, keys, refresh, confirmatio
     const hues = [systemHue, toolsHue, userHue, assistantHue, toolResults];
     assert.equal(new Set(hues).size, 5, `five distinct hues: ${JSON.stringify(hues)}`);
     assert.ok(hues.every((h) => /\u001b\[[0-9;:]*m/.test(h)));
-    assert.equal(colourBefore(colours, "toolResult", /\d+\.\d%/), toolResults, "a tool result is one colour wherever it appears");
+    assert.equal(colourBefore(colours, "tool result", /\d+\.\d%/), toolResults, "a tool result is one colour wherever it appears");
     assert.equal(colourBefore(results, "Tool results (1)", /█/), toolResults, "the bar wears the row's hue");
     tui.keys("Home");
     await settle();
@@ -72,28 +72,28 @@ test(`Pi ${piVersion} TUI: the screen's gauges, hues, keys, refresh, confirmatio
     assert.ok(!colours.includes("\u0007"));
 
     // Scrolling.
-    const first = await position(tui, /1-\d+\/\d+/);
+    const first = await position(tui, /1-\d+ of \d+/);
     tui.keys("j");
-    assert.match((await position(tui, /2-\d+\/\d+/)) ?? "", /^2-/);
+    assert.match((await position(tui, /2-\d+ of \d+/)) ?? "", /^2-/);
     tui.keys("Down");
-    await tui.waitFor(/ 3-\d+\/\d+/);
+    await tui.waitFor(/ 3-\d+ of \d+/);
     tui.keys("k", "Up");
     await tui.waitFor(new RegExp(` ${first}`));
     // PgUp/PgDn reach a focused screen from Pi 1.6 on (capturesViewportInput); Pi 1.3's
     // fullscreen mode keeps them for its transcript.
     if (piVersion !== "1.3.0") {
       tui.keys("PageDown");
-      pane = await tui.waitFor(/ (?!1-)\d+-\d+\/\d+/);
+      pane = await tui.waitFor(/ (?!1-)\d+-\d+ of \d+/);
       tui.keys("PageUp");
       await tui.waitFor(new RegExp(` ${first}`));
     }
     tui.keys("G");
     pane = await tui.waitFor(/Largest messages/);
-    assert.match(pane, / (\d+)-(\d+)\/\2/);
+    assert.match(pane, / (\d+)-(\d+) of \2/);
     tui.keys("g");
     await tui.waitFor(new RegExp(` ${first}`));
     tui.keys("End");
-    await tui.waitFor(/ (\d+)-(\d+)\/\2/);
+    await tui.waitFor(/ (\d+)-(\d+) of \2/);
     tui.keys("Home");
     await tui.waitFor(new RegExp(` ${first}`));
 
@@ -145,7 +145,7 @@ test(`Pi ${piVersion} TUI: c is refused while a turn is running`, async () => {
   }
 });
 
-test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 and 200 columns, hint row on 20 rows`, async () => {
+test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 100, 120 and 200 columns, hint row on 20 rows, every mark in a legend`, async () => {
   const tui = await startTui({
     width: 80,
     height: 20,
@@ -157,7 +157,7 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 an
     await tui.waitFor("A long answer");
     tui.submit("/context");
     await tui.waitFor(/Context · Pi's estimate/);
-    for (const width of [40, 60, 80, 120, 200]) {
+    for (const width of [40, 60, 80, 100, 120, 200]) {
       tui.resize(width, 20);
       await settle();
       tui.keys("Home");
@@ -167,12 +167,15 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 an
       for (let page = 0; page < 12; page++) {
         const pane = await tui.waitFor(/↑↓ jk/);
         const lines = pane.split("\n");
+        // A title cut to the width ends with an ellipsis (issue 28).
+        const title = lines.find((l) => l.includes(" Context · "));
+        if (title && !/ of \d+$/.test(title.trimEnd())) assert.match(title.trimEnd(), /…$/, `width ${width}: ${title}`);
         seen.push(...lines);
         assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${pane}`);
         // Rows are not wrapped: each table row keeps its figures on its own line.
-        for (const l of lines.filter((x) => /^ {2}(System prompt|Tool results|toolResult)/.test(x))) assert.match(l, /\d+\.\d%/, `width ${width}: ${l}`);
+        for (const l of lines.filter((x) => /^ {2}(System prompt|Tool results|tool result)/.test(x))) assert.match(l, /\d+\.\d%/, `width ${width}: ${l}`);
         assert.ok(lines.some((l) => l.includes("↑↓ jk")), `hint row at width ${width}`);
-        const at = pane.match(/ (\d+)-(\d+)\/(\d+)/);
+        const at = pane.match(/ lines (\d+)-(\d+) of (\d+)/);
         if (!at || at[2] === at[3]) break;
         tui.keys(...Array.from({ length: Number(at[2]) - Number(at[1]) + 1 }, () => "j"));
         await settle();
@@ -182,6 +185,21 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 120 an
         for (const row of [/^ {4}preamble +\d/, /^ {4}read +\d+ +\d+\.\d%/, /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/, /^ Context per request: 2 /, /^ [▁▂▃▄▅▆▇█]{2}$/]) {
           assert.ok(seen.some((l) => row.test(l)), `${row} at width ${width}:\n${seen.join("\n")}`);
         }
+        // Every mark has its legend line (issue 28): the window bar's, the rows' bars, the sparkline.
+        const gauge = seen.find((l) => /^ \[[█░│]+\]/.test(l)) ?? "";
+        const legend = seen.find((l) => l.startsWith(" █ in the window")) ?? "";
+        assert.match(legend, /^ █ in the window \(a tenth of it each\)( · │ where Pi compacts)? · ░ free$/, seen.join("\n"));
+        assert.equal(gauge.includes("│"), legend.includes("│"), `the threshold mark and its legend: ${gauge} / ${legend}`);
+        assert.ok(seen.some((l) => l === " Bars here and below: █ an eighth of the context each, ▏ under a sixteenth"), seen.join("\n"));
+        assert.ok(seen.some((l) => l.startsWith(" Each bar one request, oldest first")), seen.join("\n"));
+        // No block a share has not earned: under half a cell (6.25%) a row's one cell is thin.
+        const bars = seen.map((l) => l.match(/ (\d+\.\d)% +([█▏░]{8})/)).filter((m) => m !== null);
+        assert.ok(bars.length > 5, seen.join("\n"));
+        for (const [line, percent, bar] of bars) {
+          if (Number(percent) > 0 && Number(percent) < 6.2) assert.match(bar, /^▏░{7}$/, line);
+          if (Number(percent) > 6.3) assert.match(bar, /^█/, line);
+        }
+        assert.ok(bars.some(([, percent]) => Number(percent) > 0 && Number(percent) < 6.2), "a small share is on screen");
       }
     }
     assert.doesNotMatch(tui.capture(), /Error|exceeds/);

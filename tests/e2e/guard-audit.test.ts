@@ -86,6 +86,16 @@ test(`Pi ${piVersion} TUI: /guard audit opens a screen of this project's session
     const pane = await tui.waitFor(/ Audit · 1 session · this project's sessions/);
     assert.match(pane, /q close/);
     assert.match(pane, /a prompt to audit/);
+    // At 80, 100 and 120 columns (issue 28): no line wider, and a wrapped line keeps its indent (only the
+    // session's name line, the total and blank lines start at the left edge).
+    for (const width of [80, 100, 120]) {
+      tui.resize(width, 30);
+      await new Promise((r) => setTimeout(r, 300));
+      const lines = (await tui.waitFor(/q close/)).split("\n");
+      const body = lines.slice(lines.findIndex((l) => l.startsWith(" Audit · ")) + 1, lines.findIndex((l) => l.includes("q close")));
+      assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${lines.join("\n")}`);
+      for (const l of body) assert.match(l, /^(\s|\d{4}-\d\d-\d\d |\(no date\)|total: |$)/, `width ${width}: ${l}`);
+    }
     tui.keys("q");
     const after = await tui.waitFor(/^(?![\s\S]*q close)/);
     assert.doesNotMatch(after, / Audit · /);
