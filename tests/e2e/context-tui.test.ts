@@ -31,7 +31,8 @@ test(`Pi ${piVersion} TUI: the screen's gauges, hues, keys, refresh, confirmatio
     tui.submit("What is in notes.txt?");
     await tui.waitFor("The notes list");
     tui.submit("/context");
-    let pane = await tui.waitFor(/Context · Pi's estimate/);
+    // Pi may paint the screen's first frame before it has laid out the rows below: wait for the hint row.
+    let pane = await tui.waitFor(/Context · Pi's estimate[\s\S]*↑↓ jk scroll/);
     assert.ok(pane.includes(HINT), `the hint row on a 20-row terminal:\n${pane}`);
     assert.match(pane, /\[█+[░│]+\]/);
 

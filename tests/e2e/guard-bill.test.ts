@@ -131,16 +131,18 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
       assert.equal(fromContext, fromGuard, "/context's guard part");
       const bill = on.exported?.guard?.bill;
       assert.equal(bill?.line, fromGuard, "the export's guard figures");
-      assert.equal(on.exported?.sentences?.bill, `Net effect of context-guard on the main model's bill so far: ${fromGuard}`);
+      // One money answer (issue 28): /guard's first line, /context's line above the bill's, the export.
+      const answer = on.guardText.match(/^context-guard: on — ((saved|cost) (\$\d+\.\d\d|<\$0\.01)( more)? on this session's bill so far \(est\.\))$/m)?.[1];
+      assert.ok(answer, on.guardText);
+      assert.match(on.contextText, new RegExp(`^context-guard ${answer.replace(/[$.()]/g, "\\$&")}\nNet effect of context-guard`, "m"), "/context's answer");
+      assert.equal(on.exported?.sentences?.bill, `context-guard ${answer}\nNet effect of context-guard on the main model's bill so far: ${fromGuard}`);
       const audited = spawnSync(process.execPath, [cli, "audit", "--json", on.file], { encoding: "utf8" });
       assert.equal(audited.status, 0, audited.stderr);
       assert.equal(JSON.parse(audited.stdout).sessions[0].bill.line, fromGuard, "the audit's JSON");
       const text = spawnSync(process.execPath, [cli, "audit", on.file], { encoding: "utf8" });
       assert.equal(text.status, 0, text.stderr);
       assert.equal(text.stdout.match(/^ {2}Its net effect on the main model's bill so far: (.+)\.$/m)?.[1], fromGuard, "the audit's text");
-      // One money answer (issue 28): /guard's first line, the audit card's first line under its name, its total.
-      const answer = on.guardText.match(/^context-guard: on — ((saved|cost) (\$\d+\.\d\d|<\$0\.01)( more)? on this session's bill so far \(est\.\))$/m)?.[1];
-      assert.ok(answer, on.guardText);
+      // The audit card's first line under its name, and its total.
       assert.equal(bill?.answer, answer, "the export's answer");
       assert.equal(text.stdout.split("\n")[1], `  The guard ${answer}.`, "the audit card's first line");
       const [, word, amount, more] = answer.match(/^(saved|cost) (\S+)( more)?/) ?? [];

@@ -166,6 +166,7 @@ impl SkipNote {
                 crate::decimal::fixed(g.judge_saving_micros as f64 / 1e6, 4)
             ),
             "nothing-eligible" => format!("{at}: nothing eligible (no output old enough and not judged mid-run yet)"),
+            "no-classifier" => format!("{at}: no classifier to ask (the first line says why)"),
             other => format!("last checkpoint skipped: {}", sanitize_line(other, 40)),
         }
     }
@@ -384,6 +385,10 @@ pub fn summary(input: &SummaryInput) -> String {
             lines.push(result_line(r));
         }
     }
+    if !records.is_empty() {
+        // The judge's traces in words (issue 28): each internal name beside its meaning.
+        lines.push("  traces: kw = how sure the judge is the whole output is needed; focus = the part it points to, how sure; keep = parts kept / all".into());
+    }
     if let Some(line) = &input.background {
         lines.push(format!("  in the background: {}", sanitize_line(line, 240)));
     }
@@ -555,12 +560,17 @@ mod tests {
         super::summary(&SummaryInput { details: true, ..input.clone() })
     }
 
-    #[test]
-    fn the_first_screen_is_short_and_points_to_the_details() {
-        let record = json!({"v":1,"phase":"run-end","model":"fakejev/jev-test","savedChars":30000,"requests":2,
+    /// A run end that distilled one search.
+    fn one_run_end() -> Value {
+        json!({"v":1,"phase":"run-end","model":"fakejev/jev-test","savedChars":30000,"requests":2,
             "inputTokens":9000.0,"costUsd":0.0004,"ms":412.0,"timedOut":false,"results":[
             {"kind":"large","entryId":"a1","tool":"bash","label":"bash `rg -n status`","outcome":"distilled",
-             "reason":"chunks","beforeChars":36100,"afterChars":6100,"jev":"kw.05 focus=chunk_2:.70 keep 3/12"}]});
+             "reason":"chunks","beforeChars":36100,"afterChars":6100,"jev":"kw.05 focus=chunk_2:.70 keep 3/12"}]})
+    }
+
+    #[test]
+    fn the_first_screen_is_short_and_points_to_the_details() {
+        let record = one_run_end();
         let input = SummaryInput {
             enabled: true,
             model: "fakejev/jev-test".into(),
@@ -588,10 +598,7 @@ mod tests {
 
     #[test]
     fn shows_state_usage_and_the_last_pass_per_kind() {
-        let record = json!({"v":1,"phase":"run-end","model":"fakejev/jev-test","savedChars":30000,"requests":2,
-            "inputTokens":9000.0,"costUsd":0.0004,"ms":412.0,"timedOut":false,"results":[
-            {"kind":"large","entryId":"a1","tool":"bash","label":"bash `rg -n status`","outcome":"distilled",
-             "reason":"chunks","beforeChars":36100,"afterChars":6100,"jev":"kw.05 focus=chunk_2:.70 keep 3/12"}]});
+        let record = one_run_end();
         let input = SummaryInput {
             enabled: true,
             model: "fakejev/jev-test".into(),
@@ -618,6 +625,16 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("small outputs ("), "{text}");
+        // Each internal name of a trace beside its meaning, once (issue 28).
+        assert_eq!(
+            text.matches("\n  traces: kw = how sure the judge is the whole output is needed; focus = ").count(),
+            1
+        );
+        assert!(!summary(&SummaryInput::default()).contains("traces:"), "no trace, no legend");
+        let skip = SummaryInput::from_value(json!({"lastSkip": {"skipped": "no-classifier", "gate": {"turns": 4}}}));
+        assert!(
+            summary(&skip).contains("last checkpoint skipped (turn 4): no classifier to ask (the first line says why)")
+        );
     }
 
     #[test]

@@ -76,11 +76,11 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         cache: super::requests::cache_line(&r.requests),
         cost: super::requests::cost_line(&r.requests),
         guard: r.guard.as_ref().map(guard_line),
-        bill: r
-            .guard
-            .as_ref()
-            .and_then(|g| g.bill.as_ref())
-            .map(|b| format!("Net effect of context-guard on the main model's bill so far: {}", b.line)),
+        bill: r.guard.as_ref().and_then(|g| g.bill.as_ref()).map(|b| {
+            // The one money answer first, on its own line (issue 28): `/guard`'s first line's words.
+            let answer = if b.answer.is_empty() { String::new() } else { format!("context-guard {}\n", b.answer) };
+            format!("{answer}Net effect of context-guard on the main model's bill so far: {}", b.line)
+        }),
         kept_kinds: r.kept_detail.as_ref().map(super::kept_detail::kind_lines).unwrap_or_default(),
         recalled: r.kept_detail.as_ref().filter(|d| d.kept_out > 0).map(super::kept_detail::recall_line),
     }
@@ -433,6 +433,15 @@ mod tests {
         let said = "Net effect of context-guard on the main model's bill so far: saved ~$0.0100 (est. …)";
         assert_eq!(r.sentences.bill.as_deref(), Some(said));
         assert!(r.text.contains(&format!("\n{said}\n")), "{}", r.text);
+        // With prices, the one money answer on the line above (issue 28).
+        let priced = Bill { answer: "saved $0.27 on this session's bill so far (est.)".into(), ..bill };
+        i.guard =
+            Some(Stats::from_value(serde_json::json!({ "items": 1, "bill": serde_json::to_value(&priced).unwrap() })));
+        let text = build(&i).text;
+        assert!(
+            text.contains(&format!("\ncontext-guard saved $0.27 on this session's bill so far (est.)\n{said}\n")),
+            "{text}"
+        );
         // Without a bill (the status bar's figures, or a bill without its line): no line.
         i.guard = Some(Stats::from_value(serde_json::json!({ "items": 1, "bill": { "edits": 2 } })));
         assert_eq!(build(&i).sentences.bill, None);
