@@ -319,7 +319,7 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
 /** The whole audit in a few sentences: what the guard did, what it would do, with against without. */
 export function summaryLines(list: Audited[], est: Estimate[]): string[] {
   const lines: string[] = [];
-  const sum = (pick: (e: Estimate) => number | null | undefined) => est.reduce((n, e) => n + (pick(e) ?? 0), 0);
+  const sum = (pick: (e: Estimate) => number | null | undefined, of = est) => of.reduce((n, e) => n + (pick(e) ?? 0), 0);
   const priced = est.some((e) => e.pricePerToken !== null);
   const money = (n: number) => (priced ? ` (about ${usd(n)}, estimated)` : "");
   const on = est.filter((e) => e.did).length;
@@ -341,11 +341,10 @@ export function summaryLines(list: Audited[], est: Estimate[]): string[] {
   // What it could do: only in the sessions it did not run on (issue 28).
   const off = est.filter((e, i) => e.would && !guardOn(list[i].session));
   if (off.length > 0) {
-    const offSum = (pick: (e: Estimate) => number | null | undefined) => off.reduce((n, e) => n + (pick(e) ?? 0), 0);
-    const images = offSum((e) => e.would?.imageTokens);
+    const images = sum((e) => e.would?.imageTokens, off);
     const least = images > 0 ? `at least ${tokens(images)} (old images, removed with no classifier) and ` : "";
     lines.push(
-      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(offSum((e) => e.would?.candidateTokens))} (${plural(offSum((e) => e.would?.candidates), "tool output or image", "tool outputs and images")}), so the later requests would send up to ${tokens(offSum((e) => e.would?.sparedUpperTokens))} fewer${money(offSum((e) => e.would?.sparedUpperUsd))}, while the provider would write ${tokens(offSum((e) => e.would?.rewriteTokens))} to its cache again${money(offSum((e) => e.would?.rewriteUsd))}.`,
+      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens, off))} (${plural(sum((e) => e.would?.candidates, off), "tool output or image", "tool outputs and images")}), so the later requests would send up to ${tokens(sum((e) => e.would?.sparedUpperTokens, off))} fewer${money(sum((e) => e.would?.sparedUpperUsd, off))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens, off))} to its cache again${money(sum((e) => e.would?.rewriteUsd, off))}.`,
     );
   }
   const withList = list.filter((a) => guardOn(a.session));

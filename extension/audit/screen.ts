@@ -19,17 +19,20 @@ export const AUDIT_HINT = "↑↓ jk scroll · PgUp/PgDn · g/G · q close";
  */
 function middleCut(word: string, room: number): string {
   const chars = [...word];
+  /** The leading characters of `from` that fit in `most` columns, and their width. */
   const keep = (from: string[], most: number) => {
     const out: string[] = [];
+    let used = 0;
     for (const c of from) {
-      if (visibleWidth(out.join("") + c) > most) break;
+      if (used + visibleWidth(c) > most) break;
+      used += visibleWidth(c);
       out.push(c);
     }
-    return out;
+    return { out, used };
   };
   const head = keep(chars, Math.floor((room - 1) / 3));
-  const tail = keep([...chars].reverse(), room - 1 - visibleWidth(head.join(""))).reverse();
-  return `${head.join("")}…${tail.join("")}`;
+  const tail = keep([...chars].reverse(), room - 1 - head.used).out.reverse();
+  return `${head.out.join("")}…${tail.join("")}`;
 }
 
 /**
@@ -40,20 +43,21 @@ export function wrapLine(line: string, width: number): string[] {
   const indent = /^ */.exec(line)?.[0] ?? "";
   const more = `${indent}  `;
   if (visibleWidth(line) <= width) return [line];
-  if (width - visibleWidth(more) < 8) return [truncateToWidth(line, width, "…")];
+  // The room of a continuation line; the first line's is at least as wide, so a word cut to it fits both.
+  const room = width - visibleWidth(more);
+  if (room < 8) return [truncateToWidth(line, width, "…")];
   const out: string[] = [];
   let current = indent;
   let empty = true;
   for (const word of line.slice(indent.length).split(/ +/)) {
-    const room = width - visibleWidth(out.length ? more : indent);
-    const fitted = visibleWidth(word) > width - visibleWidth(more) ? middleCut(word, Math.min(room, width - visibleWidth(more))) : word;
+    const fitted = visibleWidth(word) > room ? middleCut(word, room) : word;
     if (empty) {
       current += fitted;
       empty = false;
     } else if (visibleWidth(current) + 1 + visibleWidth(fitted) <= width) current += ` ${fitted}`;
     else {
       out.push(current);
-      current = more + (visibleWidth(fitted) > width - visibleWidth(more) ? middleCut(word, width - visibleWidth(more)) : fitted);
+      current = more + fitted;
     }
   }
   out.push(current);

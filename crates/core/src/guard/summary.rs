@@ -257,24 +257,21 @@ pub fn summary(input: &SummaryInput) -> String {
         if s.compacted { ", some of it before a compaction" } else { "" }
     ));
     let records: Vec<Record> = input.records.iter().filter_map(Record::from_value).collect();
+    // The judge's work in the background (issue 27), on both screens.
+    let background = input.background.as_ref().map(|line| format!("  in the background: {}", sanitize_line(line, 240)));
     if !d {
         // The short screen (issue 28): the last pass in one sentence, the work in the background, the way on.
         if let Some(r) = records.last() {
             lines.push(format!(
                 "  last pass: the {} kept out {} chars of {} item{} ({} ms)",
-                match r.phase {
-                    Phase::RunEnd => "run end",
-                    Phase::MidRun => "mid-run checkpoint",
-                },
+                phase_words(r.phase),
                 short_count(r.saved_chars),
                 r.results.len(),
                 if r.results.len() == 1 { "" } else { "s" },
                 whole(r.ms.max(0.0).round())
             ));
         }
-        if let Some(line) = &input.background {
-            lines.push(format!("  in the background: {}", sanitize_line(line, 240)));
-        }
+        lines.extend(background);
         lines.push("  more: /guard details (the judge's usage, the bill's parts, settings, each item's result)".into());
         return crate::text::join(&lines, "\n");
     }
@@ -374,10 +371,7 @@ pub fn summary(input: &SummaryInput) -> String {
         lines.push(format!(
             "  last {} ({}, {} ms{}):",
             kind_name(kind),
-            match record.phase {
-                Phase::RunEnd => "run end",
-                Phase::MidRun => "mid-run checkpoint",
-            },
+            phase_words(record.phase),
             whole(record.ms.max(0.0).round()),
             if record.timed_out { ", timed out" } else { "" }
         ));
@@ -389,9 +383,7 @@ pub fn summary(input: &SummaryInput) -> String {
         // The judge's traces in words (issue 28): each internal name beside its meaning.
         lines.push("  traces: kw = how sure the judge is the whole output is needed; focus = the part it points to, how sure; keep = parts kept / all".into());
     }
-    if let Some(line) = &input.background {
-        lines.push(format!("  in the background: {}", sanitize_line(line, 240)));
-    }
+    lines.extend(background);
     if let Some(line) = &input.before_compaction {
         // Kept by the extension for the session: when the edits could not keep
         // Pi under its threshold nothing is appended, so no record says why.
@@ -532,6 +524,14 @@ fn result_line(r: &crate::guard::outcome::ResultRecord) -> String {
         sanitize_line(&r.reason, 60),
         sanitize_line(&r.jev, 80)
     )
+}
+
+/// A record's phase as `/guard` words it.
+fn phase_words(phase: Phase) -> &'static str {
+    match phase {
+        Phase::RunEnd => "run end",
+        Phase::MidRun => "mid-run checkpoint",
+    }
 }
 
 fn kind_name(kind: ResultKind) -> &'static str {
