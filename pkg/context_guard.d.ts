@@ -160,6 +160,12 @@ export function judgeSystemPrompt(): string;
 export function landPass(pass: Pass, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[], anchor: string, ms: number, in_request: boolean): string;
 
 /**
+ * The one money answer for a net effect in dollars (`guard::bill::answer`):
+ * `saved $0.27 on <whose> so far (est.)`. A net that is not finite reads as 0.
+ */
+export function moneyAnswer(net_usd: number, whose: string): string;
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  */
 export function parseSettings(json: string): string;
@@ -258,6 +264,7 @@ export interface InitOutput {
     readonly judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly judgeSystemPrompt: () => [number, number];
     readonly landPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: number) => [number, number, number, number];
+    readonly moneyAnswer: (a: number, b: number, c: number) => [number, number];
     readonly parseSettings: (a: number, b: number) => [number, number];
     readonly pass_gate: (a: number) => [number, number];
     readonly pass_held: (a: number) => [number, number];

@@ -607,6 +607,29 @@ export function landPass(pass, input, texts, lengths, anchor, ms, in_request) {
 }
 
 /**
+ * The one money answer for a net effect in dollars (`guard::bill::answer`):
+ * `saved $0.27 on <whose> so far (est.)`. A net that is not finite reads as 0.
+ * @param {number} net_usd
+ * @param {string} whose
+ * @returns {string}
+ */
+export function moneyAnswer(net_usd, whose) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const val2 = +net_usd;
+        const ptr0 = passStringToWasm0(whose, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.moneyAnswer(val2, ptr0, len0);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+
+/**
  * `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
  * @param {string} json
  * @returns {string}

@@ -19,6 +19,7 @@ export const guardSummary: (a: number, b: number) => [number, number, number, nu
 export const judgePrompt: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const judgeSystemPrompt: () => [number, number];
 export const landPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: number) => [number, number, number, number];
+export const moneyAnswer: (a: number, b: number, c: number) => [number, number];
 export const parseSettings: (a: number, b: number) => [number, number];
 export const pass_gate: (a: number) => [number, number];
 export const pass_held: (a: number) => [number, number];

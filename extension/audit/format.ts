@@ -5,6 +5,7 @@
 // sessions with and without the guard side by side. Formatting only.
 import { sparkline as drawSparkline } from "../report/spark.ts";
 import { core } from "../core.ts";
+import { guardCore } from "../guard/wasm.ts";
 import { type Cost, emptyCost, type Estimate, estimate, type Figures, pricesOf, tokensOf } from "./figures.ts";
 import type { SessionRead } from "./read.ts";
 import type { WouldDo } from "./would-do.ts";
@@ -329,10 +330,9 @@ export function summaryLines(list: Audited[], est: Estimate[]): string[] {
     if (bills.length > 0) {
       const net = bills.reduce((a, b) => a + b, 0);
       const unpriced = on - bills.length;
-      lines.push(
-        // In cents, as the bill words each session's (guard/bill.rs): `<$0.01` below one.
-        `The guard ${net >= 0 ? "saved" : "cost"} ${Math.abs(net) < 0.01 ? "<$0.01" : `$${Math.abs(net).toFixed(2)}`}${net >= 0 ? "" : " more"} on the bills of ${plural(bills.length, "session")} so far (est.)${unpriced > 0 ? `; ${plural(unpriced, "other session")} had no price` : ""}.`,
-      );
+      // Worded by the bill's one rule (guard/bill.rs `answer`), as each session's is.
+      const answer = guardCore.moneyAnswer(net, `the bills of ${plural(bills.length, "session")}`);
+      lines.push(`The guard ${answer}${unpriced > 0 ? `; ${plural(unpriced, "other session")} had no price` : ""}.`);
     }
     lines.push(
       `It kept ${tokens(sum((e) => e.did?.keptTokens))} of tool output out of the context in ${plural(on, "session")}, so the requests after that sent ${short(sum((e) => e.did?.sparedTokens))} fewer tokens; its classifier cost ${usd(sum((e) => e.did?.classifierUsd))}.`,

@@ -286,6 +286,8 @@ export const guardCore = {
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
   /** The guard's net effect on the main model's bill (guard/bill.rs) from the branch's events (`guard/bill.ts`). */
   bill: (input: BillInput): GuardBill => JSON.parse(wasm.guardBill(JSON.stringify(input))),
+  /** The one money answer for a net in dollars (guard/bill.rs `answer`): `saved $0.27 on <whose> so far (est.)`. */
+  moneyAnswer: (netUsd: number, whose: string): string => wasm.moneyAnswer(netUsd, whose),
   beforeCompaction: (input: CompactionInput): CompactionDecision => JSON.parse(wasm.beforeCompaction(JSON.stringify(input))),
   /** A text as a request to the judge would carry it, and the secrets found (guard/secrets): for tests and the bench. */
   withholdSecrets: (text: string, patterns: string[] = []): { text: string; found: [kind: string, secret: string][] } =>

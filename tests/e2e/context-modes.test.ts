@@ -25,7 +25,7 @@ test(`Pi ${piVersion} rpc: /context notifies the same facts as plain text`, asyn
     assert.match(note, /\nComposition \(estimate: [\d.]+k? tokens\)\n {2}System prompt +[\d.]+k? +[\d.]+% +█+░*\n( {4}\S.*\n)+ {2}Tool definitions \(\d+\) /);
     assert.match(note, /\n {2}User \(1\) +\d+ /);
     assert.match(note, /\n {2}Assistant \(1\) +\d+ /);
-    assert.match(note, /\nDrift: Pi [\d.]+k? vs composition [\d.]+k?, /);
+    assert.match(note, /\nDrift: Pi [\d.]+k? vs the rows' sum [\d.]+k?, /);
     assert.match(note, /\nCompactions: none on this branch\n/);
     assert.match(note, /\nLargest messages\n {2}(user|assistant) /);
     assert.match(note, /Hello there/);

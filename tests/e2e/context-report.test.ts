@@ -134,7 +134,7 @@ test(`Pi ${piVersion}: drift in both directions, and "host counts messages only"
     let d = rec.last().drift;
     assert.equal(d.note, "hostCountsMessagesOnly");
     assert.ok(d.difference < 0);
-    assert.match(pi.notifications.at(-1)?.message ?? "", /Drift: Pi 0 vs composition [\d.]+k?, -[\d.]+k?: host counts messages only/);
+    assert.match(pi.notifications.at(-1)?.message ?? "", /Drift: Pi 0 vs the rows' sum [\d.]+k?, -[\d.]+k?: host counts messages only/);
 
     await pi.prompt("Hi");
     await pi.prompt("/context");
@@ -142,7 +142,7 @@ test(`Pi ${piVersion}: drift in both directions, and "host counts messages only"
     assert.equal(d.host, pi.session.getContextUsage().tokens);
     assert.equal(d.difference, d.host - rec.last().estimate);
     assert.equal(d.note, "unattributed", JSON.stringify(d));
-    assert.match(pi.notifications.at(-1)?.message ?? "", /Drift: Pi [\d.]+k? vs composition [\d.]+k?, \+[\d.]+k? unattributed/);
+    assert.match(pi.notifications.at(-1)?.message ?? "", /Drift: Pi [\d.]+k? vs the rows' sum [\d.]+k?, \+[\d.]+k? unattributed/);
 
     // Images: Pi's estimate guesses 1,200 tokens each, more than the provider reported.
     const image = { type: "image", data: PNG, mimeType: "image/png" };

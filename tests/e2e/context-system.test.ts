@@ -138,7 +138,7 @@ test(`Pi ${piVersion}: on a plain session the drift line holds only what the pro
     const host = pi.session.getContextUsage().tokens;
     assert.equal(report.drift.difference, host - piEstimate);
     const sign = host - piEstimate > 0 ? "\\+" : host === piEstimate ? "" : "-";
-    assert.match(pi.notifications.at(-1)?.message ?? "", new RegExp(`Drift: Pi [\\d.]+k? vs composition [\\d.]+k?, (${sign}\\d+|none)`));
+    assert.match(pi.notifications.at(-1)?.message ?? "", new RegExp(`Drift: Pi [\\d.]+k? vs the rows' sum [\\d.]+k?, (${sign}\\d+|no difference)`));
   } finally {
     await pi.dispose();
   }

@@ -163,7 +163,7 @@ test(`Pi ${piVersion}: a chat model judging with the stand-in's probabilities di
     // /guard shows it.
     await pi.prompt("/guard details");
     const shown = pi.notifications.at(-1)?.message ?? "";
-    assert.match(shown, new RegExp(`classifier: 1 run-end pass, 0 mid-run checkpoints, ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`), shown);
+    assert.match(shown, new RegExp(`the judge was asked at 1 run end and 0 mid-run checkpoints: ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`), shown);
     assert.match(shown, /anthropic\/claude-haiku-4-5/);
     assertNoPassFailure(pi.notifications);
   } finally {

@@ -144,7 +144,7 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
     const statuses = pi.statuses.get("context-guard") ?? [];
     assert.ok(statuses.filter((s) => s?.includes("🛡 distilling…")).length >= fired.length + 1, JSON.stringify(statuses));
     const text = await guardText(pi);
-    assert.match(text, new RegExp(`1 run-end pass, ${fired.length} mid-run checkpoints,`));
+    assert.match(text, new RegExp(`asked at 1 run end and ${fired.length} mid-run checkpoints:`));
     // This test turns the break-even off: the line names the batch and the room trigger, not the money rule.
     assert.match(text, /mid-run checkpoints: on \(from turn 8, outputs at least 1 turn old, in batches of 10\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/);
     assert.match(text, /last mid-run checkpoint \(\d+ ms, \d+ requests?, [\d.]+k chars kept out\):\n {4}(distilled|removed|kept) /);

@@ -95,8 +95,8 @@ test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist;
     assert.match(report, /^context-guard: on\n/);
     assert.match(report, /model: fakejev\/jev-test/);
     assert.match(report, /kept out of the window now: ~\d+(\.\d)?k tokens .* by 1 item/);
-    assert.match(report, /classifier: 1 run-end pass, 0 mid-run checkpoints, \d+ requests/);
-    assert.match(report, /last large outputs \(run end, \d+ ms\):\n    distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \(\w[\w,-]*\) kw\.05 focus=chunk_\d+:\.70/);
+    assert.match(report, /the judge was asked at 1 run end and 0 mid-run checkpoints: \d+ requests/);
+    assert.match(report, /last large outputs \(run end, \d+ ms\):\n    distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \((\w[\w-]* = [^;)]+(; )?)+\) kw\.05 focus=chunk_\d+:\.70/);
     // The first screen (issue 28): `/guard` and `/guard status`, short, with the way to the details.
     await pi.prompt("/guard");
     const short = pi.notifications.at(-1)?.message ?? "";

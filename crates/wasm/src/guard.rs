@@ -208,6 +208,14 @@ pub fn guard_bill(input: &str) -> Result<String, JsError> {
     context_guard_core::guard::bill::bill_json(input).map_err(|e| JsError::new(&e))
 }
 
+/// The one money answer for a net effect in dollars (`guard::bill::answer`):
+/// `saved $0.27 on <whose> so far (est.)`. A net that is not finite reads as 0.
+#[wasm_bindgen(js_name = moneyAnswer)]
+pub fn money_answer(net_usd: f64, whose: &str) -> String {
+    let net = if net_usd.is_finite() { net_usd } else { 0.0 };
+    context_guard_core::guard::bill::answer(net, &text::sanitize_line(whose, 80))
+}
+
 /// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
 /// in, its `Decision` out (whether Pi is about to compact, whether the
 /// checkpoint's edits keep it under the threshold, the line `/guard` shows).

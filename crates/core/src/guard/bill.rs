@@ -343,12 +343,25 @@ pub fn bill(input: &BillInput) -> Bill {
     };
     b.line = line(&b, saved_cold > 0.0);
     if let Some(net) = b.net_usd.filter(|n| n.is_finite() && b.edits > 0) {
-        let amount = if net.abs() < 0.01 { "<$0.01".to_string() } else { format!("${}", fixed(net.abs(), 2)) };
-        b.short = format!("{} {amount}", if net < 0.0 { "cost" } else { "saved" });
-        let more = if net < 0.0 { " more" } else { "" };
-        b.answer = format!("{}{more} on this session's bill so far (est.)", b.short);
+        b.short = short_answer(net);
+        b.answer = answer(net, "this session's bill");
     }
     b
+}
+
+/// The status bar's money answer: `saved $0.27`, `cost $0.01`, `saved <$0.01`
+/// (in cents, `<$0.01` below one).
+pub fn short_answer(net_usd: f64) -> String {
+    let amount = if net_usd.abs() < 0.01 { "<$0.01".to_string() } else { format!("${}", fixed(net_usd.abs(), 2)) };
+    format!("{} {amount}", if net_usd < 0.0 { "cost" } else { "saved" })
+}
+
+/// The one money answer (issue 28): `saved $0.27 on <whose> so far (est.)` or
+/// `cost $0.01 more on <whose> so far (est.)`; `whose` is "this session's
+/// bill" for one session, "the bills of 3 sessions" for the audit's total.
+pub fn answer(net_usd: f64, whose: &str) -> String {
+    let more = if net_usd < 0.0 { " more" } else { "" };
+    format!("{}{more} on {whose} so far (est.)", short_answer(net_usd))
 }
 
 fn usd(x: f64) -> String {

@@ -276,9 +276,9 @@ pub fn summary(input: &SummaryInput) -> String {
         return crate::text::join(&lines, "\n");
     }
     lines.push(format!(
-        "  classifier: {} run-end pass{}, {} mid-run checkpoint{}, {} request{}, {} input tokens, ${}",
+        "  the judge was asked at {} run end{} and {} mid-run checkpoint{}: {} request{}, {} input tokens, ${}",
         s.runs,
-        if s.runs == 1 { "" } else { "es" },
+        if s.runs == 1 { "" } else { "s" },
         s.checkpoints,
         if s.checkpoints == 1 { "" } else { "s" },
         s.requests,
@@ -521,9 +521,49 @@ fn result_line(r: &crate::guard::outcome::ResultRecord) -> String {
         sanitize_line(&r.label, 60),
         short_count(r.before_chars),
         short_count(r.after_chars),
-        sanitize_line(&r.reason, 60),
+        reason_words(&r.reason),
         sanitize_line(&r.jev, 80)
     )
+}
+
+/// A result's reasons, each code beside its meaning (issue 28): `chunks = kept
+/// the parts the judge chose; none-needed = none of it needed`.
+fn reason_words(reasons: &str) -> String {
+    let parts: Vec<String> = reasons
+        .split(',')
+        .filter(|code| !code.is_empty())
+        .map(|code| match reason_meaning(code) {
+            Some(words) => format!("{code} = {words}"),
+            None => sanitize_line(code, 40),
+        })
+        .collect();
+    crate::text::join(&parts, "; ")
+}
+
+/// What a result's reason code means, in words; `None` for a reason that is
+/// already words (an image's `3 turns old`).
+fn reason_meaning(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "error" => "the judge's request failed, kept",
+        "timeout" => "no answer in time, kept",
+        "no-answer" => "the answer was missing or malformed, kept",
+        "whole-needed" => "the judge needs all of it",
+        "whole-chosen" => "the judge pointed at all of it",
+        "weak-whole" => "no part stood out, all kept",
+        "weak-none" => "no part stood out and nothing to fall back on, all kept",
+        "none-needed" => "none of it needed",
+        "chunks" => "kept the parts the judge chose",
+        "top-focus" => "kept the one part the judge pointed to",
+        "oversize" => "a part too large to send, kept",
+        "not-worth" => "the edit would save too little",
+        "bad-plan" => "the plan did not fit the text, kept",
+        "needed" => "the judge says the work needs it",
+        "not-needed" => "the judge says the work no longer needs it",
+        "related" => "related to the work now",
+        "unrelated" => "unrelated to the work now",
+        "deferred" => "waits until the edit pays off",
+        _ => return None,
+    })
 }
 
 /// A record's phase as `/guard` words it.
@@ -620,7 +660,7 @@ mod tests {
         assert!(text.contains("last large outputs (run end, 412 ms):"), "{text}");
         assert!(
             text.contains(
-                "distilled bash `rg -n status`: 36.1k → 6.1k chars (chunks) kw.05 focus=chunk_2:.70 keep 3/12"
+                "distilled bash `rg -n status`: 36.1k → 6.1k chars (chunks = kept the parts the judge chose) kw.05 focus=chunk_2:.70 keep 3/12"
             ),
             "{text}"
         );
@@ -683,7 +723,7 @@ mod tests {
                 "batchChars": 60000, "turns": 8, "factor": 16, "rewriteChars": 80533}}
         }));
         let text = summary(&input);
-        assert!(text.contains("1 run-end pass, 1 mid-run checkpoint,"), "{text}");
+        assert!(text.contains("asked at 1 run end and 1 mid-run checkpoint:"), "{text}");
         assert!(
             text.contains("mid-run checkpoints: on (outputs at least 4 turns old, in batches of 60.0k chars)"),
             "{text}"
@@ -692,8 +732,8 @@ mod tests {
             text.contains("  last checkpoint skipped (turn 8): not paying off, 80.0k chars × 8 later requests < 16 × 80.5k chars of cache rewrite"),
             "{text}"
         );
-        assert!(text.contains("  last mid-run checkpoint (640 ms, 3 requests, 22.0k chars kept out):\n    distilled bash `npm test`: 30.2k → 8.2k chars (chunks) kw.05"), "{text}");
-        assert!(text.contains("    removed read `a.ts`: 3.4k → 145 chars (not-needed) p.19"), "{text}");
+        assert!(text.contains("  last mid-run checkpoint (640 ms, 3 requests, 22.0k chars kept out):\n    distilled bash `npm test`: 30.2k → 8.2k chars (chunks = kept the parts the judge chose) kw.05"), "{text}");
+        assert!(text.contains("    removed read `a.ts`: 3.4k → 145 chars (not-needed = the judge says the work no longer needs it) p.19"), "{text}");
         assert!(text.contains("last large outputs (run end, 640 ms):"), "{text}");
         assert!(!text.contains("not in this version"), "{text}");
         let below = SummaryInput::from_value(json!({"lastSkip": {"skipped": "below-batch", "gate": {"outputs": 1,

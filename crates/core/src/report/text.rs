@@ -169,14 +169,14 @@ pub fn threshold_line(r: &ContextReport) -> String {
 pub fn drift_line(r: &ContextReport) -> String {
     let d = &r.drift;
     let (Some(host), Some(diff)) = (d.host, d.difference) else {
-        return format!("Drift: unknown while Pi's total is unknown (composition {})", count(d.estimate));
+        return format!("Drift: unknown while Pi's total is unknown (the rows' sum {})", count(d.estimate));
     };
-    let figures = format!("Pi {} vs composition {}", count(host), count(d.estimate));
+    let figures = format!("Pi {} vs the rows' sum {}", count(host), count(d.estimate));
     match d.note {
         DriftNote::Unattributed => format!("Drift: {figures}, {} unattributed", signed(diff)),
         DriftNote::HostCountsMessagesOnly => format!("Drift: {figures}, {}: host counts messages only", signed(diff)),
         DriftNote::EstimateAbove => format!("Drift: {figures}, {}: the estimate is above Pi's total", signed(diff)),
-        DriftNote::None | DriftNote::Unknown => format!("Drift: {figures}, none"),
+        DriftNote::None | DriftNote::Unknown => format!("Drift: {figures}, no difference"),
     }
 }
 
@@ -327,7 +327,7 @@ mod tests {
         assert!(text.contains("  Tool results (1)        3.0k   73.7%  ██████░░"), "{text}");
         assert!(text.contains("  Injected context (1)      40    1.0%  █░░░░░░░"), "{text}");
         assert!(text.contains("    [31mnotes (1)"), "{text}");
-        assert!(text.contains("Drift: Pi 5.0k vs composition 4.1k, +930 unattributed"), "{text}");
+        assert!(text.contains("Drift: Pi 5.0k vs the rows' sum 4.1k, +930 unattributed"), "{text}");
         assert!(text.contains("Compactions: none on this branch"), "{text}");
         assert!(text.contains("  toolResult    3.0k   73.7%  ██████░░  bash"), "{text}");
         assert!(text.contains("  assistant       20    0.5%  █░░░░░░░  calls bash"), "{text}");
@@ -359,7 +359,7 @@ mod tests {
         let mut i = inputs(Some(10.0));
         i.messages = users(10.0);
         let text = build(&i).text;
-        assert!(text.contains("Drift: Pi 10 vs composition 1.0k, -1.0k: host counts messages only"), "{text}");
+        assert!(text.contains("Drift: Pi 10 vs the rows' sum 1.0k, -1.0k: host counts messages only"), "{text}");
     }
 
     #[test]
