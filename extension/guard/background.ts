@@ -237,9 +237,14 @@ export class Background {
       landed.held.push(...job.held);
       const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
       const late = outcome.value.record?.late;
-      const when = late ? `${late.requests} request${late.requests === 1 ? "" : "s"} and ${(late.ms / 1000).toFixed(1)} s after it was planned` : "";
+      const seconds = late ? `${(late.ms / 1000).toFixed(1)} s after it was planned` : "";
+      const when = !late
+        ? ""
+        : late.requests === 0
+          ? ` before the next request, ${seconds}`
+          : ` ${late.requests} request${late.requests === 1 ? "" : "s"} and ${seconds}`;
       const gone = dropped.value.length ? `; ${dropped.value.length} left alone, edited or gone meanwhile` : "";
-      notes.push(`the ${job.phase} judge's answers landed ${when}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
+      notes.push(`the ${job.phase} judge's answers landed${when}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
     }
     if (notes.length) this.last = notes.join("; ");
     return landed;

@@ -95,6 +95,8 @@ export interface Row {
   count: number;
   percent: number;
   cells: number;
+  /** Its one cell drawn thin: a share under half a cell (report/gauge.rs `thin`). */
+  thin: boolean;
   hue: Hue;
   depth: number;
   caption: string;
@@ -109,6 +111,8 @@ export interface Largest {
   tokens: number;
   percent: number;
   cells: number;
+  /** Its one cell drawn thin: a share under half a cell (report/gauge.rs `thin`). */
+  thin: boolean;
   hue: Hue;
   descriptor: string;
   tokensText: string;
@@ -176,6 +180,8 @@ export interface ContextReport {
     headline: string;
     threshold: string;
     composition: string;
+    /** What the rows' bars mean. */
+    bars: string;
     drift: string;
     history: string;
     requests: string;

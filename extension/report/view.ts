@@ -106,10 +106,9 @@ export class ContextScreen implements Component {
     return Math.max(3, this.rows() - PI_CHROME - 3);
   }
 
-  /** `filled` cells of `of`; a share under half a cell (`percent` of the whole) gets its one cell thin. */
-  private bar(filled: number, of: number, color: ThemeColor, percent: number): string {
+  /** `filled` cells of `of`; `thin`, a share under half a cell, gets its one cell thin (report/gauge.rs). */
+  private bar(filled: number, of: number, color: ThemeColor, thin: boolean): string {
     const f = Math.max(0, Math.min(of, filled));
-    const thin = f === 1 && percent < 50 / of;
     return this.theme.fg(color, thin ? THIN : FULL.repeat(f)) + this.theme.fg("dim", EMPTY.repeat(of - f));
   }
 
@@ -142,7 +141,7 @@ export class ContextScreen implements Component {
   }
 
   /** One table row: caption, tokens, percentage and bar, then an optional note. */
-  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, share: number, note = ""): string[] {
+  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, thin: boolean, note = ""): string[] {
     const t = this.theme;
     const showBar = width >= 34;
     const captionWidth = Math.max(1, column - indent);
@@ -150,7 +149,7 @@ export class ContextScreen implements Component {
     const pad = " ".repeat(Math.max(0, captionWidth - visibleWidth(label)));
     const labelColor: ThemeColor = hue === "faint" ? "dim" : "text";
     let line = `  ${" ".repeat(indent)}${t.fg(labelColor, label)}${pad}${t.fg("muted", tokens.padStart(NUM))}${t.fg(HUE_COLOR[hue], percent.padStart(NUM))}`;
-    if (showBar) line += `  ${this.bar(cells, ROW_CELLS, HUE_COLOR[hue], share)}`;
+    if (showBar) line += `  ${this.bar(cells, ROW_CELLS, HUE_COLOR[hue], thin)}`;
     const lines = [line];
     if (note) {
       const room = width - visibleWidth(line) - 2;
@@ -200,9 +199,9 @@ export class ContextScreen implements Component {
     lines.push(...this.sentence(s.composition, "text", width).map((l) => t.bold(l)));
     const rowColumn = this.captionColumn(width, r.rows.map((row) => ({ caption: row.caption, indent: 2 * row.depth })));
     for (const row of r.rows) {
-      lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue, row.percent));
+      lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue, row.thin));
     }
-    if (width >= 34) lines.push(...this.sentence(`Bars here and below: ${FULL} an eighth of the context each, ${THIN} under a sixteenth`, "dim", width));
+    if (width >= 34) lines.push(...this.sentence(s.bars, "dim", width));
     lines.push(...this.sentence(s.drift, "dim", width));
     if (s.guard) lines.push(...this.sentence(s.guard, "dim", width));
     if (s.keptKinds?.length) {
@@ -220,7 +219,7 @@ export class ContextScreen implements Component {
       const role = (l: (typeof r.largest)[number]) => ROLE_WORDS[l.role] ?? l.role;
       const roleColumn = this.captionColumn(width, r.largest.map((l) => ({ caption: role(l), indent: 0 })));
       for (const l of r.largest) {
-        lines.push(...this.tableRow(width, roleColumn, 0, role(l), l.tokensText, l.percentText, l.cells, l.hue, l.percent, l.descriptor));
+        lines.push(...this.tableRow(width, roleColumn, 0, role(l), l.tokensText, l.percentText, l.cells, l.hue, l.thin, l.descriptor));
       }
     }
     const cut = lines.map((l) => truncateToWidth(l, width, ""));

@@ -168,7 +168,7 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const rows: Row[] = [];
   const caption = (label: string, id: string, n: number) => (id === "system" || n === 0 ? label : `${label} (${n})`);
   const add = (id: string, label: string, tokens: number, n: number, depth: number) =>
-    rows.push({ id, label, tokens, count: n, percent: 0, cells: 0, hue: hueOf(id, depth), depth, caption: caption(label, id, n), tokensText: count(tokens), percentText: "" });
+    rows.push({ id, label, tokens, count: n, percent: 0, cells: 0, thin: false, hue: hueOf(id, depth), depth, caption: caption(label, id, n), tokensText: count(tokens), percentText: "" });
   systemRows(inputs, add);
   for (const [id, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResults", "Tool results"]]) {
     const b = buckets.get(id);
@@ -203,6 +203,7 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   for (const r of rows) {
     r.percent = pct(r.tokens, estimate);
     r.cells = cells(r.tokens, estimate, 8);
+    r.thin = r.cells === 1 && r.percent < 50 / 8;
     r.percentText = pctText(r.percent);
   }
 
@@ -225,7 +226,7 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const largest: Largest[] = ranked.map(({ m, index, tokens }) => {
     const bucket = BUCKETS[m.role] ?? "other";
     const share = pct(tokens, estimate);
-    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), hue: hueOf(bucket, 0), descriptor: describe(m, index), tokensText: count(tokens), percentText: pctText(share) };
+    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), thin: cells(tokens, estimate, 8) === 1 && share < 50 / 8, hue: hueOf(bucket, 0), descriptor: describe(m, index), tokensText: count(tokens), percentText: pctText(share) };
   });
 
   // Drift, history, gauge.
@@ -247,7 +248,7 @@ export function buildReport(inputs: ContextInputs): ContextReport {
     requests: requestFigures(inputs),
     largest,
     compacted: undefined,
-    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, drift: "", history: "", requests: "" },
+    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, bars: "", drift: "", history: "", requests: "" },
     text: "",
   };
 }

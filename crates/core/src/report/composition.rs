@@ -33,6 +33,8 @@ pub struct Row {
     pub percent: f64,
     /// Filled cells of [`ROW_CELLS`].
     pub cells: u8,
+    /// Its one cell drawn thin ([`super::gauge::thin`]).
+    pub thin: bool,
     pub hue: Hue,
     /// 0 for a top-level row, 1 for a child folded under its parent.
     pub depth: u8,
@@ -108,6 +110,7 @@ fn row(id: String, label: String, bucket: &Bucket, depth: u8) -> Row {
         count: bucket.count,
         percent: 0.0,
         cells: 0,
+        thin: false,
         hue,
         depth,
         caption,
@@ -194,6 +197,7 @@ pub fn rows(inputs: &ContextInputs) -> (Vec<Row>, u64) {
     for r in &mut out {
         r.percent = percent(r.tokens, estimate);
         r.cells = cells(r.tokens, estimate, ROW_CELLS);
+        r.thin = super::gauge::thin(r.cells, r.percent, ROW_CELLS);
         r.percent_text = percent_text(r.percent);
     }
     (out, estimate)

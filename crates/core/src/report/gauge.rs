@@ -30,6 +30,15 @@ pub fn cells(part: u64, whole: u64, of: u8) -> u8 {
     exact.round().max(1.0).min(f64::from(of)) as u8
 }
 
+/// Whether a row's one cell is drawn thin (`▏`): a share under half a cell
+/// (`percent` of the whole) has not earned a full block.
+pub fn thin(cells: u8, percent: f64, of: u8) -> bool {
+    cells == 1 && of > 0 && percent < 50.0 / f64::from(of)
+}
+
+/// The rows' bars explained, under the composition table.
+pub const BARS_LEGEND: &str = "Bars here and below: █ an eighth of the context each, ▏ under a sixteenth";
+
 /// The hue of a composition bucket id; a child row is faint, an unknown or
 /// neutral category reads neutral rather than borrowing a hue.
 pub fn hue_of(id: &str, depth: u8) -> Hue {

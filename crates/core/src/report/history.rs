@@ -100,6 +100,7 @@ mod tests {
             count: 0,
             percent: 0.0,
             cells: 0,
+            thin: false,
             hue: hue_of(id, 0),
             depth: 0,
             caption: id.into(),

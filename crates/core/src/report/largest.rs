@@ -31,6 +31,8 @@ pub struct Largest {
     /// Share of the composition estimate.
     pub percent: f64,
     pub cells: u8,
+    /// Its one cell drawn thin ([`super::gauge::thin`]).
+    pub thin: bool,
     pub hue: Hue,
     pub descriptor: String,
     /// `tokens` compact, as printed.
@@ -78,6 +80,7 @@ pub fn largest(messages: &Messages, estimate: u64, texts: &mut dyn FnMut(usize) 
                 Some(b) => b,
             };
             let share = percent(tokens, estimate);
+            let filled = cells(tokens, estimate, ROW_CELLS);
             Largest {
                 tokens_text: count(tokens),
                 percent_text: percent_text(share),
@@ -86,7 +89,8 @@ pub fn largest(messages: &Messages, estimate: u64, texts: &mut dyn FnMut(usize) 
                 bucket: bucket.to_string(),
                 tokens,
                 percent: share,
-                cells: cells(tokens, estimate, ROW_CELLS),
+                cells: filled,
+                thin: super::gauge::thin(filled, share, ROW_CELLS),
                 hue: hue_of(bucket, 0),
                 descriptor: descriptor(kind, &texts(i)),
             }

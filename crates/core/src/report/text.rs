@@ -16,6 +16,8 @@ use std::fmt::Write;
 /// A filled cell and an empty one, in the screen and in this text.
 pub const FULL: char = '█';
 pub const EMPTY: char = '░';
+/// A row's one cell when its share is under half a cell.
+pub const THIN: char = '▏';
 
 pub use super::count;
 
@@ -40,6 +42,8 @@ pub struct Sentences {
     pub headline: String,
     pub threshold: String,
     pub composition: String,
+    /// What the rows' bars mean (`gauge::BARS_LEGEND`), under the table.
+    pub bars: String,
     pub drift: String,
     pub history: String,
     /// Context per request over the branch, in short.
@@ -70,6 +74,7 @@ pub fn sentences(r: &ContextReport) -> Sentences {
         headline: headline_line(r),
         threshold: threshold_line(r),
         composition: format!("Composition (estimate: {} tokens)", count(r.estimate)),
+        bars: super::gauge::BARS_LEGEND.to_string(),
         drift: drift_line(r),
         history: history_line(r),
         requests: super::requests::series_line(&r.requests),
@@ -110,6 +115,13 @@ pub fn bar(filled: u8, of: u8) -> String {
     let mut s = String::with_capacity(usize::from(of) * 3);
     s.extend(std::iter::repeat_n(FULL, usize::from(filled)));
     s.extend(std::iter::repeat_n(EMPTY, usize::from(of - filled)));
+    s
+}
+
+/// One thin cell then empty ones, `of` in all: a share under half a cell.
+fn thin_bar(of: u8) -> String {
+    let mut s = String::from(THIN);
+    s.extend(std::iter::repeat_n(EMPTY, usize::from(of.saturating_sub(1))));
     s
 }
 
@@ -204,14 +216,14 @@ pub fn row_label(label: &str, id: &str, n: u32) -> String {
     }
 }
 
-/// A row's figures: tokens, percentage, filled cells.
-type Figures = (u64, f64, u8);
+/// A row's figures: tokens, percentage, filled cells, its one cell thin.
+type Figures = (u64, f64, u8, bool);
 
 fn table_line(
     out: &mut String,
     (indent, label): (usize, &str),
     width: usize,
-    (tokens, pct, cells): Figures,
+    (tokens, pct, cells, thin): Figures,
     tail: &str,
 ) {
     let pad = width.saturating_sub(label.chars().count() + indent);
@@ -222,7 +234,7 @@ fn table_line(
         " ".repeat(pad),
         count(tokens),
         percent_text(pct),
-        bar(cells, super::gauge::ROW_CELLS)
+        if thin { thin_bar(super::gauge::ROW_CELLS) } else { bar(cells, super::gauge::ROW_CELLS) }
     );
 }
 
@@ -235,6 +247,7 @@ pub fn render(r: &ContextReport) -> String {
     if g.basis != GaugeBasis::None {
         let what = if g.basis == GaugeBasis::Estimate { "  (estimate)" } else { "" };
         let _ = writeln!(out, "  [{}]{what}", bar(g.filled, WINDOW_CELLS));
+        let _ = writeln!(out, "  {FULL} in the window (a tenth of it each) · {EMPTY} free");
     }
     let _ = writeln!(out, "{}", s.threshold);
     let _ = writeln!(out);
@@ -243,7 +256,16 @@ pub fn render(r: &ContextReport) -> String {
     let width =
         r.rows.iter().zip(&labels).map(|(row, l)| l.chars().count() + 2 * usize::from(row.depth)).max().unwrap_or(0);
     for (row, label) in r.rows.iter().zip(&labels) {
-        table_line(&mut out, (2 * usize::from(row.depth), label), width, (row.tokens, row.percent, row.cells), "");
+        table_line(
+            &mut out,
+            (2 * usize::from(row.depth), label),
+            width,
+            (row.tokens, row.percent, row.cells, row.thin),
+            "",
+        );
+    }
+    if !r.rows.is_empty() {
+        let _ = writeln!(out, "{}", s.bars);
     }
     let _ = writeln!(out, "{}", s.drift);
     if let Some(guard) = &s.guard {
@@ -270,7 +292,7 @@ pub fn render(r: &ContextReport) -> String {
         let width = r.largest.iter().map(|l| l.role.chars().count()).max().unwrap_or(0);
         for l in &r.largest {
             let tail = if l.descriptor.is_empty() { String::new() } else { format!("  {}", l.descriptor) };
-            table_line(&mut out, (0, &l.role), width, (l.tokens, l.percent, l.cells), &tail);
+            table_line(&mut out, (0, &l.role), width, (l.tokens, l.percent, l.cells, l.thin), &tail);
         }
     }
     out.trim_end().to_string()
@@ -320,17 +342,23 @@ mod tests {
     fn the_report_reads_top_to_bottom() {
         let text = build(&inputs(Some(5000.0))).text;
         let expected_start = "Context: 5.0k / 200.0k tokens (2.5%), 195.0k free\n  [█░░░░░░░░░]\n\
+            \x20 █ in the window (a tenth of it each) · ░ free\n\
             Auto-compaction at 183.6k (reserve 16.4k from Pi's default), 178.6k headroom\n\n\
             Composition (estimate: 4.1k tokens)\n";
         assert!(text.starts_with(expected_start), "{text}");
         assert!(text.contains("  System prompt           1.0k   24.6%  ██░░░░░░"), "{text}");
         assert!(text.contains("  Tool results (1)        3.0k   73.7%  ██████░░"), "{text}");
-        assert!(text.contains("  Injected context (1)      40    1.0%  █░░░░░░░"), "{text}");
+        assert!(text.contains("  Injected context (1)      40    1.0%  ▏░░░░░░░"), "{text}");
         assert!(text.contains("    [31mnotes (1)"), "{text}");
         assert!(text.contains("Drift: Pi 5.0k vs the rows' sum 4.1k, +930 unattributed"), "{text}");
         assert!(text.contains("Compactions: none on this branch"), "{text}");
         assert!(text.contains("  toolResult    3.0k   73.7%  ██████░░  bash"), "{text}");
-        assert!(text.contains("  assistant       20    0.5%  █░░░░░░░  calls bash"), "{text}");
+        assert!(text.contains("  assistant       20    0.5%  ▏░░░░░░░  calls bash"), "{text}");
+        // 24.6% is two cells (an eighth is 12.5%), 1.0% is under half a cell: thin.
+        assert!(
+            text.contains("\nBars here and below: █ an eighth of the context each, ▏ under a sixteenth\nDrift:"),
+            "{text}"
+        );
         assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
         assert!(text.lines().all(|l| l.chars().count() <= 90), "{text}");
     }
