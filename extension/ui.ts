@@ -13,11 +13,15 @@
 import { writeSync } from "node:fs";
 import type { ExtensionContext, ThemeColor } from "@earendil-works/pi-coding-agent";
 import { callCore, core } from "./core.ts";
+import { wrapText } from "./wrap.ts";
 
 export type Level = "info" | "warning" | "error";
 
 /** A piece of a status text and the theme colour it is painted in. */
 export type Painted = readonly [color: ThemeColor, text: string];
+
+/** The columns Pi's TUI pads a notification with, both sides together. */
+const NOTIFY_PADDING = 2;
 
 /** The status key under which a UI failure is reported when notifications fail too. */
 export const UI_FAILURE_KEY = "context-guard-ui";
@@ -99,7 +103,22 @@ function deliver(ctx: ExtensionContext, ui: HostUi | undefined, text: string, le
 
 /** Tells the user something, in every mode; never throws. */
 export function say(ctx: ExtensionContext, text: string, level: Level): void {
-  deliver(ctx, uiOf(ctx), text, level);
+  deliver(ctx, uiOf(ctx), fitted(ctx, text, level), level);
+}
+
+/**
+ * In Pi's TUI, an information's lines wrapped to the terminal at spaces with their indent kept
+ * (issue 28): Pi wraps a notification at column 0 otherwise. Pi pads a notification by a column
+ * on each side; a warning or an error gets Pi's own prefix, so it is left to Pi.
+ */
+function fitted(ctx: ExtensionContext, text: string, level: Level): string {
+  try {
+    const columns = process.stdout.columns;
+    if (level !== "info" || ctx.mode !== "tui" || typeof columns !== "number" || columns < 20) return text;
+    return wrapText(text, columns - NOTIFY_PADDING);
+  } catch {
+    return text; // a stale context: the text as it is
+  }
 }
 
 /** The parts painted with the host's theme; plain text when the theme fails. */

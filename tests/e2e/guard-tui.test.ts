@@ -73,3 +73,31 @@ test(`Pi ${piVersion} TUI: 🛡 distilling… at a mid-run checkpoint, while the
     tui.close();
   }
 });
+
+test(`Pi ${piVersion} TUI: /guard details fits 80, 100 and 120 columns, each wrapped line keeping its indent`, async () => {
+  const tui = await startTui({ files: fixtureRepo(), script, classifier: "slow-keep-none", width: 80, height: 70 });
+  try {
+    tui.submit("Which services retry on 503?");
+    await tui.waitFor(/🛡 −\d+(\.\d)?k tok · 1 item/);
+    for (const width of [80, 100, 120]) {
+      tui.resize(width, 70);
+      await new Promise((r) => setTimeout(r, 400));
+      await tui.command("/guard details");
+      const pane = await tui.waitFor(/core \d+\.\d+\.\d+ \(wasm loaded/);
+      const lines = pane.split("\n");
+      const start = lines.findLastIndex((l) => l.startsWith(" context-guard: on"));
+      const end = lines.findLastIndex((l) => / core \d+\.\d+\.\d+ \(wasm loaded/.test(l));
+      const block = lines.slice(start + 1, end + 1);
+      assert.ok(start >= 0 && block.length > 8, pane);
+      // Pi pads a notification by one column; every line after the first is indented by the report,
+      // so a line wrapped at column 0 (Pi's own wrapping) would start with a single space.
+      for (const line of block) assert.match(line, /^ {3}\S|^ {5,}\S/, `at ${width} columns: ${JSON.stringify(line)}`);
+      assert.ok(block.every((l) => l.length <= width));
+      // Something did wrap at 80: the bill's line is longer than a row.
+      if (width === 80) assert.ok(block.some((l) => /^ {5}\S/.test(l)), pane);
+    }
+    assertNoPassFailure([tui.capture()]);
+  } finally {
+    tui.close();
+  }
+});

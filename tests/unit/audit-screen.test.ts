@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { visibleWidth } from "@earendil-works/pi-tui";
-import { wrapLine } from "../../extension/audit/screen.ts";
+import { wrapLine } from "../../extension/wrap.ts";
 
 const path = "/home/someone/.pi/agent/sessions/--home-someone-projects-shop--/2026-12-01T09-05-00-000Z_0f3c9a1e-7b2d-4c55-9e61-2a8f4d6b1c07.jsonl";
 
