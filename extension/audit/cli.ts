@@ -3,6 +3,8 @@
 // the exit code). Exit 0 when at least one file was read, 1 otherwise, 2 for
 // a usage error.
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { readAuditArgs } from "./args.ts";
 import { json, text } from "./format.ts";
 import { html } from "./html.ts";
 import { auditFiles, sessionFiles, sessionFolder } from "./run.ts";
@@ -31,26 +33,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(command === undefined || command === "--help" || command === "-h" ? USAGE : `unknown command: ${command}\n${USAGE}`);
     return command === "--help" || command === "-h" ? 0 : 2;
   }
-  let asJson = false;
-  let htmlFile: string | undefined;
-  const paths: string[] = [];
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i];
-    if (a === "--json") asJson = true;
-    else if (a === "--html") {
-      htmlFile = rest[++i];
-      if (!htmlFile) {
-        process.stderr.write(`--html needs a file name\n${USAGE}`);
-        return 2;
-      }
-    } else if (a === "--help" || a === "-h") {
-      process.stdout.write(USAGE);
-      return 0;
-    } else if (a.startsWith("--")) {
-      process.stderr.write(`unknown option: ${a}\n${USAGE}`);
-      return 2;
-    } else paths.push(a);
+  const read = readAuditArgs(rest, true);
+  if ("error" in read) {
+    process.stderr.write(`${read.error}\n${USAGE}`);
+    return 2;
   }
+  if (read.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const { paths, html: htmlFile, json: asJson } = read;
   const roots = paths.length ? paths : [sessionFolder()];
   const { files, failed } = sessionFiles(roots, process.cwd());
   const show = files.length >= PROGRESS_FROM;
@@ -59,7 +51,16 @@ export async function main(argv: string[]): Promise<number> {
   const audited = done.audited;
   failed.push(...done.failed);
   if (files.length === 0 && failed.length === 0) failed.push({ path: paths.join(" ") || sessionFolder(), error: "no session files (.jsonl) found" });
-  if (htmlFile) writeFileSync(htmlFile, html(audited, failed));
+  if (htmlFile) {
+    const target = resolve(htmlFile);
+    try {
+      writeFileSync(target, html(audited, failed));
+      process.stderr.write(`wrote the page: ${target}\n`);
+    } catch (error) {
+      process.stderr.write(`the page could not be written to ${target}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
   process.stdout.write(asJson ? `${JSON.stringify(json(audited, failed), null, 2)}\n` : text(audited, failed));
   if (audited.some((a) => a.wouldDo?.projection === "own")) process.stderr.write(`${OWN_PROJECTION}\n`);
   for (const f of failed) process.stderr.write(`${f.path}: ${f.error}\n`);

@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildSessionProjection, type ExtensionAPI, type ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { core } from "../core.ts";
+import { readAuditArgs } from "./args.ts";
 import { json, text } from "./format.ts";
 import { html } from "./html.ts";
 import { auditFiles, projectFolder, sessionFiles, sessionFolder } from "./run.ts";
@@ -31,20 +32,12 @@ type Parsed = { scope: "project" | "all" | "paths"; paths: string[]; htmlFile: s
 /** The words after `/guard audit`. Paths with spaces can be quoted ("…" or '…'). */
 export function parseAuditArgs(args: string): Parsed {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-  let htmlFile: string | undefined;
-  const paths: string[] = [];
-  let all = false;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === "--html") {
-      htmlFile = words[++i];
-      if (!htmlFile) return { error: `--html needs a file name. ${AUDIT_USAGE}` };
-    } else if (w === "all") all = true;
-    else if (w.startsWith("--")) return { error: `unknown option ${w.slice(0, 40)}. ${AUDIT_USAGE}` };
-    else paths.push(w);
-  }
+  const read = readAuditArgs(words, false);
+  if ("error" in read) return { error: `${read.error}. ${AUDIT_USAGE}` };
+  const all = read.paths.includes("all");
+  const paths = read.paths.filter((p) => p !== "all");
   if (all && paths.length) return { error: `"all" or paths, not both. ${AUDIT_USAGE}` };
-  return { scope: all ? "all" : paths.length ? "paths" : "project", paths, htmlFile };
+  return { scope: all ? "all" : paths.length ? "paths" : "project", paths, htmlFile: read.html };
 }
 
 /** How `/guard` replies in every mode (in json mode, a `guard-report` entry). */

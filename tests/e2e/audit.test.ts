@@ -145,7 +145,19 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
     assert.match(t.stdout, /^total: 2 sessions \(1 with the guard, 1 without\)/m);
     assert.match(t.stdout, /With the guard against without, per session on average: /);
     const page = join(dir, "audit.html");
-    assert.equal(audit(["--html", page, dir]).code, 0);
+    const written = audit(["--html", page, dir]);
+    assert.equal(written.code, 0);
+    assert.match(written.stderr, new RegExp(`^wrote the page: ${page.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m"), "where the page went");
+    // Wrong usage, read by parseArgs: a clear message and exit code 2.
+    for (const [args, message] of [
+      [["--html"], /^--html needs a file name\nusage: /],
+      [["--html", "--json"], /^--html needs a file name\nusage: /],
+      [["--sideways"], /^unknown option --sideways\nusage: /],
+    ] as const) {
+      const wrong = audit([...args]);
+      assert.equal(wrong.code, 2, `${args.join(" ")}: ${wrong.stderr}`);
+      assert.match(wrong.stderr, message);
+    }
     const html = readFileSync(page, "utf8");
     assert.equal((html.match(/<svg class="chart" /g) ?? []).length, 2, "a context chart per session");
     assert.equal((html.match(/<article class="session /g) ?? []).length, 2);
