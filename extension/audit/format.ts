@@ -298,7 +298,7 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
       const n = e.would;
       const images = n.images > 0 ? `${tokens(n.imageTokens)} (${plural(n.images, "image")})` : "none";
       const outputs = n.candidates - n.images;
-      const asks = outputs > 0 ? `ask its classifier about ${plural(outputs, n.images > 0 ? "more tool output" : "tool output")} (${tokens(n.candidateTokens - n.imageTokens)}) it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} candidates for its classifier`;
+      const asks = outputs > 0 ? `ask its classifier about ${plural(outputs, n.images > 0 ? "more tool output" : "tool output")} (${tokens(n.candidateTokens - n.imageTokens)}) it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} tool output to ask its classifier about`;
       out.push(`  guard would: remove old images: ${images}; ${asks}.`);
       const spared = wouldSentences(e, on)?.spared;
       if (spared) out.push(`  ${spared}`);
