@@ -19,6 +19,13 @@ export const coreLoadMs = performance.now() - started;
  */
 export const OUT_OF_LINE_CHARS = 256;
 
+/**
+ * A session entry or message as Pi wrote it, read defensively: its fields are checked where they are
+ * used, since a saved session may come from any Pi version.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON from Pi's session files, each field checked where read
+export type Loose = Record<string, any>;
+
 export type CoreResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Calls a core export and returns its value or the error's message. */

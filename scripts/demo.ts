@@ -53,7 +53,12 @@ try {
   );
   say("1. A run: the model searches and reads, then answers", "> Which services retry when the upstream answers 503?");
   await pi.prompt("Which services retry when the upstream answers 503?");
-  const raw = toolResults(pi.projection().entries.map((e: Loose) => e.sourceEntry.message).filter(Boolean));
+  const raw = toolResults(
+    pi
+      .projection()
+      .entries.map((e: Loose) => e.sourceEntry.message)
+      .filter(Boolean),
+  );
   console.log(raw.map((m: Loose) => `  ${m.toolName} returned ${kb(textOf(m).length)}`).join("\n"));
   console.log(`  status bar: ${status(pi.status("context-guard"))}  (Pi is already waiting for you)`);
   // The judge works in the background while the answer is read; its edits go into the next prompt's first
@@ -82,22 +87,28 @@ try {
   say(
     "2. What the next request carried instead",
     sent.map((m: Loose, i: number) => `  ${m.toolName}: ${kb(textOf(m).length)} (${how(m, i)})`).join("\n") +
-      `\n\n  The search, as the model now sees it (first lines):\n${seen.split("\n").slice(0, 8).map((l: string) => `  │ ${fit(l)}`).join("\n")}`,
+      `\n\n  The search, as the model now sees it (first lines):\n${seen
+        .split("\n")
+        .slice(0, 8)
+        .map((l: string) => `  │ ${fit(l)}`)
+        .join("\n")}`,
   );
 
-  pi.script(
-    (request) => {
-      const id = RECALL.exec(textOf(toolResults(request.messages)[0]))?.[1] ?? "";
-      return { tool: "recall", args: { entryId: id }, id: "recall1" };
-    },
-    "Here is the full search again.",
-  );
+  pi.script((request) => {
+    const id = RECALL.exec(textOf(toolResults(request.messages)[0]))?.[1] ?? "";
+    return { tool: "recall", args: { entryId: id }, id: "recall1" };
+  }, "Here is the full search again.");
   await pi.prompt("Show me the whole search output again.");
   const back = pi.branch().find((e: Loose) => e.type === "message" && e.message.toolCallId === "recall1");
   const recalled = textOf(back?.message);
   const identical = back !== undefined && recalled === found;
   // recall's result is a tool output too: what the window holds of it once the run has ended.
-  const inWindow = textOf(pi.projection().entries.map((e: Loose) => e.messages ?? []).flat().find((m: Loose) => m?.toolCallId === "recall1"));
+  const inWindow = textOf(
+    pi
+      .projection()
+      .entries.flatMap((e: Loose) => e.messages ?? [])
+      .find((m: Loose) => m?.toolCallId === "recall1"),
+  );
   const again = inWindow.startsWith("[context-guard] Distilled")
     ? "  recall's own result is a tool output like any other: at this run's end the guard distilled it too,\n" +
       "  so /guard below counts three items kept out (the search, the read, the recall); the original\n" +
@@ -107,7 +118,10 @@ try {
     "3. recall brings the original back",
     `  recall returned ${kb(recalled.length)}; identical to the original: ${identical}\n  status bar: ${status(pi.status("context-guard"))}\n${again}`,
   );
-  if (!identical) problems.push(back ? `recall returned ${kb(recalled.length)}, not the original ${kb(found.length)} byte for byte` : "the model's recall call got no result");
+  if (!identical)
+    problems.push(
+      back ? `recall returned ${kb(recalled.length)}, not the original ${kb(found.length)} byte for byte` : "the model's recall call got no result",
+    );
 
   say("4. /guard");
   await pi.prompt("/guard");

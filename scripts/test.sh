@@ -1,12 +1,13 @@
 #!/bin/sh
 # Every test of the project, ending with one count line.
-#   Rust: fmt, clippy, unit tests.  TypeScript: type check, unit tests.
+#   Rust: fmt, clippy, unit tests.  TypeScript: type check, Biome (format and
+#   lint, biome.json), unit tests.
 #   Real Pi: the end-to-end tests on Pi 1.6.0 and on Pi 1.3.0, each followed by
 #   the check that they opened no socket beyond this machine.  pkg/: fresh.
 #
 # The last line is exactly "RESULT: N passed, M failed" (CI reads it). N and M
 # count tests, as cargo test and node --test count them, plus one for each
-# check that is not a test runner (fmt, clippy, tsc, pkg/, offline). Failed
+# check that is not a test runner (fmt, clippy, tsc, biome, pkg/, offline). Failed
 # tests and checks are listed by name above it.
 #
 # Limits, so that a hang ends as a failure with a name, never as a silent stall:
@@ -202,6 +203,7 @@ all_steps() {
   check "cargo clippy -D warnings" cargo clippy --quiet --workspace --all-targets -- -D warnings
   cargo_tests "cargo test" cargo test --quiet --workspace
   check "TypeScript type check" tsc -p tsconfig.json
+  check "Biome: TypeScript format and lint" biome ci --reporter=summary
   node_tests "TypeScript unit tests" "" 'tests/unit/*.test.ts'
   e2e 1.6.0
   e2e 1.3.0

@@ -7,6 +7,7 @@
 // the session's own recorded usage implies.
 
 import { textChars } from "../guard/bill.ts";
+import type { Loose } from "../core.ts";
 
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */
 export interface ToolOutput {
@@ -88,10 +89,7 @@ export function emptyCost(): Cost {
   return { total: 0, cacheRead: 0, cacheWrite: 0, cacheReadTokens: 0, cacheWriteTokens: 0, input: 0, inputTokens: 0 };
 }
 
-type Loose = Record<string, any>;
-
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-
 
 /** Pi's `calculateContextTokens` (compaction.js): `totalTokens`, else the four counts summed. */
 export function contextTokens(usage: Loose | undefined): number {
@@ -320,7 +318,21 @@ export function estimate(f: Figures, would: Candidates | undefined, later: (entr
       : null;
   let w: Would | null = null;
   if (would) {
-    w = { images: 0, imageTokens: 0, candidates: 0, candidateTokens: 0, superseded: 0, sparedLowerTokens: 0, sparedUpperTokens: 0, sparedLowerUsd: null, sparedUpperUsd: null, rewriteTokens: 0, rewriteUsd: null, exchanges: 0, exchangeTokens: 0 };
+    w = {
+      images: 0,
+      imageTokens: 0,
+      candidates: 0,
+      candidateTokens: 0,
+      superseded: 0,
+      sparedLowerTokens: 0,
+      sparedUpperTokens: 0,
+      sparedLowerUsd: null,
+      sparedUpperUsd: null,
+      rewriteTokens: 0,
+      rewriteUsd: null,
+      exchanges: 0,
+      exchangeTokens: 0,
+    };
     // A pass rewrites the cache once, from its earliest edit: the largest rewrite of its run end.
     const rewriteOfRun = new Map<number, number>();
     for (const c of would.candidates) {

@@ -232,9 +232,13 @@ export function wouldSentences(e: Estimate, on: boolean): { what: string; spared
   if (!w) return undefined;
   const more = on ? " still" : "";
   if (w.candidates === 0) {
-    return { what: `The guard would${more} find nothing to remove here with its default settings: no tool output large enough and no old image (0 tokens, $0).`, spared: undefined };
+    return {
+      what: `The guard would${more} find nothing to remove here with its default settings: no tool output large enough and no old image (0 tokens, $0).`,
+      spared: undefined,
+    };
   }
-  const images = w.images > 0 ? `remove ${plural(w.images, "old image")} (${tokens(w.imageTokens)}) without asking anyone${w.images < w.candidates ? ", and " : ""}` : "";
+  const images =
+    w.images > 0 ? `remove ${plural(w.images, "old image")} (${tokens(w.imageTokens)}) without asking anyone${w.images < w.candidates ? ", and " : ""}` : "";
   const outputs = w.candidates - w.images;
   const asks =
     outputs > 0
@@ -288,7 +292,8 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
     if (money) out.push(`  ${money}`);
     out.push(`  in ${clean(s.cwd) || "(no folder recorded)"}; file ${clean(s.path)} (${short(s.bytes)}B); guard ${on ? "on" : "off (no records of it)"}`);
     out.push(...figureLines(s.branch, "  "));
-    if (s.file) out.push(`  the whole file, abandoned branches too (${s.entries} entries; ${s.branchEntries} on the branch above):`, ...figureLines(s.file, "    "));
+    if (s.file)
+      out.push(`  the whole file, abandoned branches too (${s.entries} entries; ${s.branchEntries} on the branch above):`, ...figureLines(s.file, "    "));
     const did = didSentence(e);
     if (did) out.push(`  ${did}`);
     const bill = billSentence(s, e);
@@ -298,11 +303,17 @@ export function text(list: Audited[], failed: { path: string; error: string }[])
       const n = e.would;
       const images = n.images > 0 ? `${tokens(n.imageTokens)} (${plural(n.images, "image")})` : "none";
       const outputs = n.candidates - n.images;
-      const asks = outputs > 0 ? `ask its classifier about ${plural(outputs, n.images > 0 ? "more tool output" : "tool output")} (${tokens(n.candidateTokens - n.imageTokens)}) it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}` : `no${n.images > 0 ? " other" : ""} tool output to ask its classifier about`;
+      const asks =
+        outputs > 0
+          ? `ask its classifier about ${plural(outputs, n.images > 0 ? "more tool output" : "tool output")} (${tokens(n.candidateTokens - n.imageTokens)}) it could shorten or drop${n.superseded > 0 ? ` (${n.superseded} outdated by a later call)` : ""}`
+          : `no${n.images > 0 ? " other" : ""} tool output to ask its classifier about`;
       out.push(`  guard would: remove old images: ${images}; ${asks}.`);
       const spared = wouldSentences(e, on)?.spared;
       if (spared) out.push(`  ${spared}`);
-      const kinds = Object.entries(w.byKind).map(([kind, k]) => `${KIND_WORDS[kind] ?? kind} ${k.items} (${tokens(tokensOf(k.chars))}${kind === "exchange" ? "; these contain the outputs above, counted once" : ""})`);
+      const kinds = Object.entries(w.byKind).map(
+        ([kind, k]) =>
+          `${KIND_WORDS[kind] ?? kind} ${k.items} (${tokens(tokensOf(k.chars))}${kind === "exchange" ? "; these contain the outputs above, counted once" : ""})`,
+      );
       if (kinds.length) out.push(`    by kind: ${kinds.join(", ")}; cache rewrites as the ${w.cache} cache works`);
     } else if (wouldDoError && !on) out.push(`  guard would: not computed (${clean(wouldDoError)})`);
     for (const warning of s.warnings) out.push(`  warning: ${clean(warning)}`);
@@ -344,14 +355,24 @@ export function summaryLines(list: Audited[], est: Estimate[]): string[] {
     const images = sum((e) => e.would?.imageTokens, off);
     const least = images > 0 ? `at least ${tokens(images)} (old images, removed with no classifier) and ` : "";
     lines.push(
-      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens, off))} (${plural(sum((e) => e.would?.candidates, off), "tool output or image", "tool outputs and images")}), so the later requests would send up to ${tokens(sum((e) => e.would?.sparedUpperTokens, off))} fewer${money(sum((e) => e.would?.sparedUpperUsd, off))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens, off))} to its cache again${money(sum((e) => e.would?.rewriteUsd, off))}.`,
+      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens, off))} (${plural(
+        sum((e) => e.would?.candidates, off),
+        "tool output or image",
+        "tool outputs and images",
+      )}), so the later requests would send up to ${tokens(sum((e) => e.would?.sparedUpperTokens, off))} fewer${money(sum((e) => e.would?.sparedUpperUsd, off))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens, off))} to its cache again${money(sum((e) => e.would?.rewriteUsd, off))}.`,
     );
   }
   const withList = list.filter((a) => guardOn(a.session));
   const without = list.filter((a) => !guardOn(a.session));
   if (withList.length > 0 && without.length > 0) {
-    const a = groupFigures(withList, est.filter((_, i) => guardOn(list[i].session)));
-    const b = groupFigures(without, est.filter((_, i) => !guardOn(list[i].session)));
+    const a = groupFigures(
+      withList,
+      est.filter((_, i) => guardOn(list[i].session)),
+    );
+    const b = groupFigures(
+      without,
+      est.filter((_, i) => !guardOn(list[i].session)),
+    );
     lines.push(
       `With the guard against without, per session on average: ${short(a.requests)} against ${short(b.requests)} requests, context ${short(a.contextPerRequest)} against ${short(b.contextPerRequest)} tokens per request, peak ${short(a.peakContext)} against ${short(b.peakContext)}, ${usd(a.costPerRequest)} against ${usd(b.costPerRequest)} per request.`,
     );

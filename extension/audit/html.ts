@@ -96,7 +96,12 @@ export function contextChart(f: Figures, top: number): string {
     ...f.editsAt.map((at) => vertical("edit", at, `the guard edited the context ${where(at)}`)),
     ...f.compactionsAt.map((at) => vertical("compaction", at, `Pi compacted the conversation ${where(at)}`)),
     s.length > 1 ? `<polyline class="mark-context" points="${s.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}"/>` : "",
-    ...(dots ? s.map((v, i) => `<circle class="mark-request" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5"><title>request ${i + 1}: ${short(v)} tokens</title></circle>`) : []),
+    ...(dots
+      ? s.map(
+          (v, i) =>
+            `<circle class="mark-request" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5"><title>request ${i + 1}: ${short(v)} tokens</title></circle>`,
+        )
+      : []),
     "</svg>",
   ].join("");
   return [
@@ -144,14 +149,23 @@ function card(a: Audited, e: Estimate, top: number): string {
   const output = Object.values(f.toolOutput);
   const outputChars = output.reduce((n, o) => n + o.chars, 0);
   const results = output.reduce((n, o) => n + o.results, 0);
-  const would = e.would ? (e.would.candidates ? `up to ${tokens(e.would.candidateTokens)}` : "nothing") : a.wouldDoError ? `not computed: ${line(a.wouldDoError, 300)}` : "not computed";
+  const would = e.would
+    ? e.would.candidates
+      ? `up to ${tokens(e.would.candidateTokens)}`
+      : "nothing"
+    : a.wouldDoError
+      ? `not computed: ${line(a.wouldDoError, 300)}`
+      : "not computed";
   const money = moneySentence(s, e);
   const facts: [string, string][] = [
     ...(money ? [["Money", esc(money)] as [string, string]] : []),
     ["Requests", `${f.requests}${f.compactions ? `, ${plural(f.compactions, "compaction")}` : ", no compaction"}`],
     ["Context per request", `${tokens(average)} on average, ${short(f.peakContext)} at the peak`],
     ["Tool output", `${tokens(tokensOf(outputChars))} in ${plural(results, "result")}`],
-    ["Cost, as Pi recorded it", f.cost.total === 0 ? "$0: no cost recorded" : `${usd(f.cost.total)}${f.requests ? ` (${usd(f.cost.total / f.requests)} per request)` : ""}`],
+    [
+      "Cost, as Pi recorded it",
+      f.cost.total === 0 ? "$0: no cost recorded" : `${usd(f.cost.total)}${f.requests ? ` (${usd(f.cost.total / f.requests)} per request)` : ""}`,
+    ],
     ["The guard kept out", e.did ? tokens(e.did.keptTokens) : "nothing: it was off"],
     // What it could do, only where it did not run (issue 28).
     ...(on ? [] : [["The guard could keep out", would] as [string, string]]),
@@ -161,9 +175,15 @@ function card(a: Audited, e: Estimate, top: number): string {
   const what = on ? undefined : wouldSentences(e, on);
   const said = [
     did ? `<p class="did">${did}${bill ? ` ${esc(bill)}` : ""}</p>` : "",
-    what ? `<p class="would">${what.what}${what.spared ? ` ${what.spared}` : ""}</p>` : a.wouldDoError && !on ? `<p class="would">What the guard would do was not computed: ${line(a.wouldDoError, 300)}.</p>` : "",
+    what
+      ? `<p class="would">${what.what}${what.spared ? ` ${what.spared}` : ""}</p>`
+      : a.wouldDoError && !on
+        ? `<p class="would">What the guard would do was not computed: ${line(a.wouldDoError, 300)}.</p>`
+        : "",
   ];
-  const whole = s.file ? `<p class="note">The file also holds abandoned branches: ${s.entries} entries in all, ${s.branchEntries} on the branch Pi would resume (the one shown here); ${s.file.requests} requests and ${usd(s.file.cost.total)} in all.</p>` : "";
+  const whole = s.file
+    ? `<p class="note">The file also holds abandoned branches: ${s.entries} entries in all, ${s.branchEntries} on the branch Pi would resume (the one shown here); ${s.file.requests} requests and ${usd(s.file.cost.total)} in all.</p>`
+    : "";
   return [
     `<article class="session ${on ? "with" : "without"}">`,
     `<h3>${when} <span class="sep">·</span> <span class="folder">${line(folderName(s.cwd), 200)}</span></h3>`,
@@ -274,9 +294,16 @@ export function html(list: Audited[], failed: { path: string; error: string }[])
   const t = totals(list);
   const est = estimates(list);
   const top = Math.max(1, ...list.map((a) => a.session.branch.peakContext));
-  const dates = list.map((a) => startDate(a.session)).filter((d): d is string => d !== undefined).sort();
+  const dates = list
+    .map((a) => startDate(a.session))
+    .filter((d): d is string => d !== undefined)
+    .sort();
   const folders = new Set(list.map((a) => a.session.cwd));
-  const span = dates.length ? (dates[0].slice(0, 10) === dates.at(-1)?.slice(0, 10) ? `On ${dates[0].slice(0, 10)}` : `From ${dates[0].slice(0, 10)} to ${dates.at(-1)?.slice(0, 10)}`) : "At dates not recorded";
+  const span = dates.length
+    ? dates[0].slice(0, 10) === dates.at(-1)?.slice(0, 10)
+      ? `On ${dates[0].slice(0, 10)}`
+      : `From ${dates[0].slice(0, 10)} to ${dates.at(-1)?.slice(0, 10)}`
+    : "At dates not recorded";
   const lede = list.length
     ? `${span}, in ${plural(folders.size, "project folder")}: ${plural(t.requests, "request")}, ${usd(t.cost.total)} as Pi recorded it. The guard was on in ${t.withGuard} of them and off in ${t.withoutGuard}.`
     : "No session could be read.";
@@ -301,10 +328,19 @@ export function html(list: Audited[], failed: { path: string; error: string }[])
     `<header><h1>Context audit of ${plural(list.length, "Pi session")}</h1><p class="lede">${lede}</p>`,
     ...summaryLines(list, est).map((l) => `<p>${l}</p>`),
     "</header>",
-    withIdx.length && withoutIdx.length ? comparison(withIdx.map((x) => x.a), withIdx.map((x) => x.e), withoutIdx.map((x) => x.a), withoutIdx.map((x) => x.e)) : "",
+    withIdx.length && withoutIdx.length
+      ? comparison(
+          withIdx.map((x) => x.a),
+          withIdx.map((x) => x.e),
+          withoutIdx.map((x) => x.a),
+          withoutIdx.map((x) => x.e),
+        )
+      : "",
     `<section class="groups">${groups.join("")}</section>`,
     `<section><h2>Tool output by tool</h2>${toolChart(t.toolOutput)}</section>`,
-    failed.length ? `<section><h2>Files not audited</h2>${failed.map((f) => `<p class="warn"><span class="path">${line(f.path)}</span>: ${line(f.error)}</p>`).join("")}</section>` : "",
+    failed.length
+      ? `<section><h2>Files not audited</h2>${failed.map((f) => `<p class="warn"><span class="path">${line(f.path)}</span>: ${line(f.error)}</p>`).join("")}</section>`
+      : "",
     `<section><h2>How these figures are made</h2><ul class="how">${HOW.map((h) => `<li>${h}</li>`).join("")}</ul></section>`,
     "</body></html>",
     "",

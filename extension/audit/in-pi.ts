@@ -59,7 +59,12 @@ export async function auditCommand(pi: ExtensionAPI, args: string, ctx: Extensio
   });
   failed.push(...done.failed);
   const audited = done.audited;
-  const scope = parsed.scope === "project" ? `this project's sessions (${projectDir})` : parsed.scope === "all" ? `all sessions (${sessionFolder()})` : parsed.paths.join(" ");
+  const scope =
+    parsed.scope === "project"
+      ? `this project's sessions (${projectDir})`
+      : parsed.scope === "all"
+        ? `all sessions (${sessionFolder()})`
+        : parsed.paths.join(" ");
   if (files.length === 0 && failed.length === 0) failed.push({ path: roots.join(" "), error: "no session files (.jsonl) found" });
 
   let written = "";

@@ -10,8 +10,7 @@
 // a Pi is found; tests/unit/audit-projection.test.ts checks that this one
 // gives the same "guard would" figures on the audit's test sessions.
 import type { ProjectedEntry } from "../guard/collect.ts";
-
-type Loose = Record<string, any>;
+import type { Loose } from "../core.ts";
 
 /** The messages Pi makes of one entry (`sessionEntryToContextMessages`). */
 function messagesOf(entry: Loose): unknown[] {
@@ -24,7 +23,16 @@ function messagesOf(entry: Loose): unknown[] {
       return [m];
     }
     case "custom_message":
-      return [{ role: "custom", customType: entry.customType, content: entry.content ?? [], display: entry.display, details: entry.details, timestamp: Date.parse(entry.timestamp) }];
+      return [
+        {
+          role: "custom",
+          customType: entry.customType,
+          content: entry.content ?? [],
+          display: entry.display,
+          details: entry.details,
+          timestamp: Date.parse(entry.timestamp),
+        },
+      ];
     case "branch_summary":
       return entry.summary ? [{ role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp: Date.parse(entry.timestamp) }] : [];
     case "compaction": {

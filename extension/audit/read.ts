@@ -14,7 +14,7 @@
 //      `buildSessionProjection` (compaction and context edits applied).
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { core, OUT_OF_LINE_CHARS } from "../core.ts";
+import { core, OUT_OF_LINE_CHARS, type Loose } from "../core.ts";
 import { type Figures, LaterRequests, Tally } from "./figures.ts";
 import { BillEvents, billOf } from "../guard/bill.ts";
 import type { GuardBill } from "../kept.ts";
@@ -40,8 +40,6 @@ const KNOWN_TYPES = new Set([
 export const PROMPT_CHARS = 160;
 // As guard/collect.ts: the core reads an image's header only.
 const IMAGE_HEAD_CHARS = 96 * 1024;
-
-type Loose = Record<string, any>;
 
 /** A session's branch, light, with its long texts as UTF-8 beside it. */
 export interface Branch {
@@ -196,11 +194,14 @@ export async function readSession(path: string, size: number): Promise<ReadResul
       continue;
     }
     if (!header) {
-      if (entry?.type !== "session") return fail(`not a Pi session: the first entry is ${JSON.stringify(String(entry?.type ?? typeof entry)).slice(0, 40)}, not a "session" header`);
+      if (entry?.type !== "session")
+        return fail(`not a Pi session: the first entry is ${JSON.stringify(String(entry?.type ?? typeof entry)).slice(0, 40)}, not a "session" header`);
       header = entry;
       const version = typeof entry.version === "number" ? entry.version : 1;
-      if (version < SESSION_VERSION) return fail(`session format v${version} is from an older Pi; open it once in Pi (which upgrades it to v${SESSION_VERSION}) and audit it again`);
-      if (version > SESSION_VERSION) return fail(`session format v${version} is from a newer Pi than this audit reads (v${SESSION_VERSION}); update pi-context-guard`);
+      if (version < SESSION_VERSION)
+        return fail(`session format v${version} is from an older Pi; open it once in Pi (which upgrades it to v${SESSION_VERSION}) and audit it again`);
+      if (version > SESSION_VERSION)
+        return fail(`session format v${version} is from a newer Pi than this audit reads (v${SESSION_VERSION}); update pi-context-guard`);
       continue;
     }
     if (typeof entry?.type !== "string" || typeof entry.id !== "string") {
@@ -219,7 +220,8 @@ export async function readSession(path: string, size: number): Promise<ReadResul
   for (const at of badLines) {
     warnings.push(at === lastLine && cut ? `line ${at} is cut short (the last write did not finish); left out` : `line ${at} is not a session entry; left out`);
   }
-  for (const [type, times] of unknown) warnings.push(`${times} entr${times === 1 ? "y" : "ies"} of unknown type "${type}" (a newer Pi?); counted in the tree, not in the figures`);
+  for (const [type, times] of unknown)
+    warnings.push(`${times} entr${times === 1 ? "y" : "ies"} of unknown type "${type}" (a newer Pi?); counted in the tree, not in the figures`);
 
   // The branch: Pi's path from the leaf to the root.
   const onBranch = new Set<number>();

@@ -45,7 +45,12 @@ export function sessionFolder(env: NodeJS.ProcessEnv = process.env): string {
 export function projectFolder(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const root = sessionFolder(env);
   if (root !== join(agentFolder(env), "sessions")) return root;
-  return join(root, `--${resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`);
+  return join(
+    root,
+    `--${resolve(cwd)
+      .replace(/^[/\\]/, "")
+      .replace(/[/\\:]/g, "-")}--`,
+  );
 }
 
 /** The session files under `path` (a file, or a folder searched for `.jsonl`), each with the size its stat gave. */

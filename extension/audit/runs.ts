@@ -42,7 +42,12 @@ export interface SavedRead {
  * The runs of the saved sessions in `folder` whose header names `cwd`, other than `own`, within the bounds.
  * Throws only when the folder cannot be listed at all (a missing folder has no sessions).
  */
-export async function readSavedRuns(folder: string, cwd: string, own: string | undefined, limits = { sessions: SAVED_SESSIONS, bytes: SAVED_SESSION_BYTES }): Promise<SavedRead> {
+export async function readSavedRuns(
+  folder: string,
+  cwd: string,
+  own: string | undefined,
+  limits = { sessions: SAVED_SESSIONS, bytes: SAVED_SESSION_BYTES },
+): Promise<SavedRead> {
   const { files, failed } = sessionFiles([folder], cwd, false);
   const missing = failed.every((f) => f.error === "no such file or folder");
   if (failed.length && !missing) throw new Error(failed.map((f) => f.error).join("; "));
@@ -111,17 +116,19 @@ export function savedSessionRuns(): SavedRuns {
     key = mine;
     state = { runs: [], note: "saved sessions still being read" };
     // After the handler returns: even listing the folder waits for Pi's own work.
-    new Promise((next) => setImmediate(next)).then(() => readSavedRuns(folder, cwd, own)).then(
-      (r) => {
-        if (key === mine) state = { runs: r.runs, note: noteOf(r) };
-      },
-      (error: unknown) => {
-        if (key !== mine) return;
-        const why = `saved sessions not read: ${error instanceof Error ? error.message : String(error)}`;
-        state = { runs: [], note: why };
-        warn(why);
-      },
-    );
+    new Promise((next) => setImmediate(next))
+      .then(() => readSavedRuns(folder, cwd, own))
+      .then(
+        (r) => {
+          if (key === mine) state = { runs: r.runs, note: noteOf(r) };
+        },
+        (error: unknown) => {
+          if (key !== mine) return;
+          const why = `saved sessions not read: ${error instanceof Error ? error.message : String(error)}`;
+          state = { runs: [], note: why };
+          warn(why);
+        },
+      );
   };
   return {
     start,

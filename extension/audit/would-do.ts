@@ -112,10 +112,25 @@ export async function wouldDo(
     classifier: true,
     model: { provider: model?.provider ?? "", api: model?.api ?? "", pin: settings.value.settings.pinAnthropicCache },
   };
-  const result = callCore(() => JSON.parse(wasm.auditCandidates(utf8.encode(JSON.stringify(input)), branch.texts, branch.lengths)) as { runs: number; cache: string; candidates: Candidate[] });
+  const result = callCore(
+    () =>
+      JSON.parse(wasm.auditCandidates(utf8.encode(JSON.stringify(input)), branch.texts, branch.lengths)) as {
+        runs: number;
+        cache: string;
+        candidates: Candidate[];
+      },
+  );
   if (!result.ok) return result;
   const { runs, cache, candidates } = result.value;
-  const out: WouldDo = { runs, projection: found ? "pi" : "own", cache, lower: { items: 0, chars: 0 }, upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 }, byKind: {}, candidates };
+  const out: WouldDo = {
+    runs,
+    projection: found ? "pi" : "own",
+    cache,
+    lower: { items: 0, chars: 0 },
+    upper: { items: 0, chars: 0, superseded: 0, supersededChars: 0 },
+    byKind: {},
+    candidates,
+  };
   for (const c of candidates) {
     const k = (out.byKind[c.kind] ??= { items: 0, chars: 0, rewriteChars: 0 });
     k.items++;

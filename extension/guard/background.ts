@@ -93,7 +93,15 @@ export class Background {
   }
 
   /** Starts a planned pass's requests in the background; `signal`, the run's, aborts them (Esc). */
-  start(ctx: ExtensionContext, phase: Job["phase"], planned: Planned, lookup: Lookup, settings: GuardSettings, contextEntries: readonly unknown[], signal?: AbortSignal): void {
+  start(
+    ctx: ExtensionContext,
+    phase: Job["phase"],
+    planned: Planned,
+    lookup: Lookup,
+    settings: GuardSettings,
+    contextEntries: readonly unknown[],
+    signal?: AbortSignal,
+  ): void {
     if (this.closed) {
       planned.pass.plan.free();
       return;
@@ -113,7 +121,12 @@ export class Background {
     const onAbort = () => this.drop(job, "the run was stopped (Esc)");
     signal?.addEventListener("abort", onAbort, { once: true });
     this.jobs.push(job);
-    runRequests(planned.requests, classifierOf(ctx, lookup), { concurrency: settings.concurrency, timeoutMs: settings.timeoutMs, signal: job.abort.signal, slots: this.slots })
+    runRequests(planned.requests, classifierOf(ctx, lookup), {
+      concurrency: settings.concurrency,
+      timeoutMs: settings.timeoutMs,
+      signal: job.abort.signal,
+      slots: this.slots,
+    })
       .then((run) => {
         job.run = run;
         if (!job.dropped && planned.requests.length > 0) this.judgeMs = average(this.judgeMs, run.ms);
@@ -170,7 +183,10 @@ export class Background {
 
   /** `/guard`'s line: what is judged now, what waits to land, what happened last; none when nothing did. */
   describe(): string | undefined {
-    const now = [this.judging > 0 ? `judging ${outputs(this.judging)}` : "", this.ready > 0 ? `${outputs(this.ready)} judged, to land at the next boundary` : ""];
+    const now = [
+      this.judging > 0 ? `judging ${outputs(this.judging)}` : "",
+      this.ready > 0 ? `${outputs(this.ready)} judged, to land at the next boundary` : "",
+    ];
     const parts = [...now.filter(Boolean), this.last ? `last: ${this.last}` : ""].filter(Boolean);
     return parts.length ? parts.join("; ") : undefined;
   }

@@ -6,12 +6,10 @@
 // recorded usage, each message's characters, each `context-guard` record, each
 // `recall` result's characters and each compaction go to the core as Pi wrote them.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { callCore } from "../core.ts";
+import { callCore, type Loose } from "../core.ts";
 import type { GuardBill } from "../kept.ts";
 import type { BillEvent, BillInput } from "./types.ts";
 import { guardCore } from "./wasm.ts";
-
-type Loose = Record<string, any>;
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 

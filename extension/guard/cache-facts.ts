@@ -10,7 +10,13 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import * as piAgent from "@earendil-works/pi-coding-agent";
 import type { MainModel } from "./types.ts";
 
-export type Entry = { id?: string; type?: string; customType?: string; data?: unknown; message?: { role?: string; timestamp?: unknown; provider?: unknown; model?: unknown } };
+export type Entry = {
+  id?: string;
+  type?: string;
+  customType?: string;
+  data?: unknown;
+  message?: { role?: string; timestamp?: unknown; provider?: unknown; model?: unknown };
+};
 
 /** What Pi says about the main model's cache besides its prices: for `MainModel`. */
 export function cacheFacts(ctx: ExtensionContext, branch?: readonly unknown[]): Pick<MainModel, "idleMs" | "longRetention" | "cacheWarming" | "promptCacheMs"> {
@@ -64,4 +70,3 @@ function cacheWarming(ctx: ExtensionContext): string {
     return "";
   }
 }
-

@@ -327,12 +327,15 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
         // Planned as many turns ahead as its answers are expected to take: they land where a waited-for
         // checkpoint's would (the core lowers the age and turn gates by the lag).
         const [signal, lag] = [ctx.signal, background.lag()];
-        background.later(() => {
-          const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal, lag);
-          note(hooks, ctx, { entries: [], ...plan });
-          if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
-          hooks.refresh(ctx);
-        }, (message) => hooks.warnOnce(ctx, message));
+        background.later(
+          () => {
+            const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal, lag);
+            note(hooks, ctx, { entries: [], ...plan });
+            if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
+            hooks.refresh(ctx);
+          },
+          (message) => hooks.warnOnce(ctx, message),
+        );
       }
       return landed.entries.length ? append() : undefined;
     } catch (error) {

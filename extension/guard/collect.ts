@@ -66,7 +66,10 @@ export function rawMessage(entry: SourceEntry): unknown {
  * What `recall` of a prompt reads: the raw entries after it on the branch, and the ids the latest
  * record that omitted its exchange lists (`null` when no record omitted it; the core picks the entries).
  */
-export function exchangeSource(branch: readonly SourceEntry[], promptId: string): { omitted: string[] | null; entries: { id: string; message: unknown }[] } | undefined {
+export function exchangeSource(
+  branch: readonly SourceEntry[],
+  promptId: string,
+): { omitted: string[] | null; entries: { id: string; message: unknown }[] } | undefined {
   const at = branch.findIndex((e) => e.id === promptId);
   if (at < 0) return undefined;
   let omitted: string[] | null = null;
@@ -110,9 +113,7 @@ function trimImages(message: unknown): unknown {
   return {
     ...(message as object),
     content: content.map((b) =>
-      b?.type === "image" && typeof b.data === "string" && b.data.length > IMAGE_HEAD_CHARS
-        ? { ...b, data: b.data.slice(0, IMAGE_HEAD_CHARS) }
-        : b,
+      b?.type === "image" && typeof b.data === "string" && b.data.length > IMAGE_HEAD_CHARS ? { ...b, data: b.data.slice(0, IMAGE_HEAD_CHARS) } : b,
     ),
   };
 }

@@ -133,10 +133,11 @@ export function estimateWithEdits(entries: readonly ProjectedEntry[], edits: rea
   for (const entry of entries) {
     const edit = latest.get(entry.sourceEntry.id);
     if (edit === undefined) messages.push(...entry.messages);
-    else for (const m of entry.messages) {
-      const next = edited(m as Message, edit);
-      if (next) messages.push(next);
-    }
+    else
+      for (const m of entry.messages) {
+        const next = edited(m as Message, edit);
+        if (next) messages.push(next);
+      }
   }
   return wholeCount(messages);
 }

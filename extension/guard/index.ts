@@ -97,7 +97,17 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   };
 
   // Status texts are cosmetic: ui.ts catches their failures, so none reaches the pass.
-  const showSaved = (ctx: ExtensionContext, saved: string, rest = "") => setStatus(ctx, STATUS_KEY, rest ? [["success", saved], ["dim", rest]] : [["success", saved]]);
+  const showSaved = (ctx: ExtensionContext, saved: string, rest = "") =>
+    setStatus(
+      ctx,
+      STATUS_KEY,
+      rest
+        ? [
+            ["success", saved],
+            ["dim", rest],
+          ]
+        : [["success", saved]],
+    );
   const busy = (ctx: ExtensionContext) => showSaved(ctx, "🛡 distilling…");
   const showProblem = (ctx: ExtensionContext, problem: string) => setStatus(ctx, STATUS_KEY, [["warning", `🛡 ${problem}`]]);
 
@@ -190,11 +200,14 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       if (!settings.waitForJudge) {
         // Nothing lands here: what is in lands with the run end's answers before the next prompt's first
         // request, which is as soon for the cache. The run end leaves alone what passes still out hold.
-        background.later(() => {
-          const planned = planRunEnd(ctx, inputNow(), background.held(), lookup);
-          if (planned) background.start(ctx, "run-end", planned, lookup, settings, contextEntries);
-          refreshStatus(ctx);
-        }, (message) => warnOnce(ctx, message));
+        background.later(
+          () => {
+            const planned = planRunEnd(ctx, inputNow(), background.held(), lookup);
+            if (planned) background.start(ctx, "run-end", planned, lookup, settings, contextEntries);
+            refreshStatus(ctx);
+          },
+          (message) => warnOnce(ctx, message),
+        );
         return undefined;
       }
       // A checkpoint's answers that are in land first; the run end leaves alone what passes still out hold.
@@ -286,7 +299,8 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         const message = entry?.type === "message" ? entry.message : undefined;
         // A user prompt recalls its exchange: exactly the omitted entries when a record
         // names it (guard.md §10), else the transcript up to the next prompt (seed 001).
-        const exchange = (message as { role?: string } | undefined)?.role === "user" ? exchangeSource(ctx.sessionManager.getBranch() as never, params.entryId) : undefined;
+        const exchange =
+          (message as { role?: string } | undefined)?.role === "user" ? exchangeSource(ctx.sessionManager.getBranch() as never, params.entryId) : undefined;
         const reply = callCore(() => guardCore.recall({ ...params, message, exchange }));
         if (!reply.ok) throw new Error(`recall failed: ${reply.error}`);
         if (reply.value.isError) throw new Error(reply.value.text);
@@ -341,7 +355,8 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
           if (!next.ok) return say(ctx, `context-guard: ${next.error}`, "error");
           const [provider, id] = [chosen.slice(0, chosen.indexOf("/")), chosen.slice(chosen.indexOf("/") + 1)];
           const found = findClassifier(ctx, provider, id);
-          if (!found.ok && found.status.endsWith("not found")) return say(ctx, `context-guard: Pi knows no model ${chosen.slice(0, 80)}; nothing changed`, "warning");
+          if (!found.ok && found.status.endsWith("not found"))
+            return say(ctx, `context-guard: Pi knows no model ${chosen.slice(0, 80)}; nothing changed`, "warning");
           const failed = writeSettingsText(path, next.value);
           if (failed) return say(ctx, `context-guard: ${failed}`, "error");
           loaded = undefined;
@@ -349,19 +364,27 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
           const kind = found.ok ? (found.judge ? "a chat model, the judge" : "a classifier") : found.status;
           return say(ctx, `context-guard: model ${modelKey({ provider, id })} (${kind}; saved to ${path})`, "info");
         }
-        if (word === "audit" || word.startsWith("audit ")) return await commands.audit(args.trim().slice("audit".length), ctx, (text, level) => say(ctx, text, level));
+        if (word === "audit" || word.startsWith("audit "))
+          return await commands.audit(args.trim().slice("audit".length), ctx, (text, level) => say(ctx, text, level));
         if (word === "reload") {
           loaded = undefined;
           warned.clear();
           const fresh = settingsOf(ctx);
           refreshStatus(ctx);
-          return say(ctx, 
-            fresh.warnings.length ? `context-guard: settings reloaded with ${fresh.warnings.length} warning(s)` : `context-guard: settings reloaded from ${fresh.path}`,
+          return say(
+            ctx,
+            fresh.warnings.length
+              ? `context-guard: settings reloaded with ${fresh.warnings.length} warning(s)`
+              : `context-guard: settings reloaded from ${fresh.path}`,
             fresh.warnings.length ? "warning" : "info",
           );
         }
         if (word !== "" && word !== "status" && word !== "details") {
-          return say(ctx, `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard details, /guard on, /guard off, /guard reload, /guard model or /guard audit`, "warning");
+          return say(
+            ctx,
+            `context-guard: unknown subcommand "${word.slice(0, 40)}"; use /guard, /guard details, /guard on, /guard off, /guard reload, /guard model or /guard audit`,
+            "warning",
+          );
         }
         const { settings, path, warnings } = settingsOf(ctx);
         refreshStatus(ctx);

@@ -40,9 +40,7 @@ export function judgeClassify(ctx: ExtensionContext, model: ChatModel): Classify
     const usage = (message?.usage ?? {}) as Usage;
     // Every input token the provider counted, cached or not: what the judge read for this request.
     const input = (Number(usage.input) || 0) + (Number(usage.cacheRead) || 0) + (Number(usage.cacheWrite) || 0);
-    const reply = (message?.content ?? [])
-      .map((block) => (block?.type === "text" && typeof block.text === "string" ? block.text : ""))
-      .join("");
+    const reply = (message?.content ?? []).map((block) => (block?.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
     return {
       reply,
       stopReason: message?.stopReason,

@@ -121,7 +121,15 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
    * projection carries them from the next request on), an opening pass's wait for another prompt. `before`:
    * drafts appended first whatever happens (records that landed with no edit).
    */
-  const offer = (ctx: ExtensionContext, entries: Draft[], contextEntries: Projected[], messages: { role?: string }[], promptId: string, landing: boolean, before: Draft[] = []) => {
+  const offer = (
+    ctx: ExtensionContext,
+    entries: Draft[],
+    contextEntries: Projected[],
+    messages: { role?: string }[],
+    promptId: string,
+    landing: boolean,
+    before: Draft[] = [],
+  ) => {
     const applied = applyDrafts(contextEntries, messages, entries);
     const kept = applied || landing ? [...before, ...entries] : before;
     pending = kept.length ? { promptId, entries: kept } : undefined;

@@ -99,7 +99,8 @@ export async function listModels(ctx: ExtensionContext, current: string): Promis
   for (const m of chat.slice(0, LISTED_CHAT_MODELS)) lines.push(`  ${key(m)}${price(m)}${mark(m)}`);
   if (chat.length > LISTED_CHAT_MODELS) lines.push(`  … and ${chat.length - LISTED_CHAT_MODELS} more`);
   const cheapest = cheapestOfSession(ctx, chat);
-  if (!classifiers.length && cheapest) lines.push(`No classifier has a credential; the cheapest model of the session's provider would judge: /guard model ${cheapest}`);
+  if (!classifiers.length && cheapest)
+    lines.push(`No classifier has a credential; the cheapest model of the session's provider would judge: /guard model ${cheapest}`);
   lines.push("/guard model <provider/id> saves the choice.");
   return lines.join("\n");
 }

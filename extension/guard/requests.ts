@@ -20,10 +20,7 @@ export interface ClassifierResult {
   stopReason?: string;
   errorMessage?: string;
 }
-export type Classify = (
-  context: ClassifierContext,
-  options: { signal: AbortSignal; timeoutMs: number; maxRetries: number },
-) => Promise<ClassifierResult>;
+export type Classify = (context: ClassifierContext, options: { signal: AbortSignal; timeoutMs: number; maxRetries: number }) => Promise<ClassifierResult>;
 
 export type RequestOutcome =
   | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
@@ -128,7 +125,7 @@ export async function runRequests(
 }
 
 function toOutcome(result: ClassifierResult | undefined): RequestOutcome {
-  if (!result || result.stopReason !== "stop") {
+  if (result?.stopReason !== "stop") {
     return { status: "error", message: result?.errorMessage ?? `classifier stopped: ${result?.stopReason ?? "no result"}` };
   }
   const input = Number(result.usage?.input);

@@ -73,7 +73,6 @@ function textsOutOfLine(message: unknown, texts: string[]): unknown {
   };
 }
 
-
 /**
  * What the statistics read, as columns (crates/core/src/guard/stats/columns.rs): the
  * edited messages' shape, their texts' heads joined, the records and
@@ -170,7 +169,11 @@ function withHead(base: object, n: number, own: CoreRequest["state"]): GuardClas
  * the choice's options go on with `{ key: option }`, and after the other questions comes
  * `{ key: { type: "bool", instructions, criteria: { true, false } } }` (guard/classify.rs `ChunkQuestions`).
  */
-function writtenOut(keys: string[], sent: GuardClassifierContext["questions"], t: NonNullable<CoreRequest["chunkQuestions"]>): GuardClassifierContext["questions"] {
+function writtenOut(
+  keys: string[],
+  sent: GuardClassifierContext["questions"],
+  t: NonNullable<CoreRequest["chunkQuestions"]>,
+): GuardClassifierContext["questions"] {
   // A new object: `sent` may be another request's too. Only the choice is extended, so only it is copied.
   const questions: GuardClassifierContext["questions"] = {};
   for (const key in sent) {
@@ -184,7 +187,11 @@ function writtenOut(keys: string[], sent: GuardClassifierContext["questions"], t
     questions[key] = { type: "choice", instructions: q.instructions, criteria };
   }
   for (const k of keys) {
-    questions[k] = { type: "bool", instructions: t.instructions[0] + k + t.instructions[1], criteria: { true: t.true[0] + k + t.true[1], false: t.false[0] + k + t.false[1] } };
+    questions[k] = {
+      type: "bool",
+      instructions: t.instructions[0] + k + t.instructions[1],
+      criteria: { true: t.true[0] + k + t.true[1], false: t.false[0] + k + t.false[1] },
+    };
   }
   return questions;
 }

@@ -10,8 +10,7 @@ import { type ContextExport, toExport } from "./export.ts";
 import type { ContextReport } from "./types.ts";
 import { reportCore } from "./wasm.ts";
 
-export const BUSY =
-  "Not compacting: a turn or a compaction is running, and Pi's compaction would abort it. Wait for it (or stop it), then compact.";
+export const BUSY = "Not compacting: a turn or a compaction is running, and Pi's compaction would abort it. Wait for it (or stop it), then compact.";
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 

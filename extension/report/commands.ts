@@ -29,17 +29,23 @@ function exportCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, path: str
 
 async function compactCommand(pi: ExtensionAPI, ctx: ExtensionCommandContext, instructions: string, sources: ReportSources): Promise<void> {
   await new Promise<void>((resolve) => {
-    const started = startCompact(pi, ctx, instructions, {
-      done: (report) => {
-        if (report.ok && report.value.compacted) say(ctx, report.value.compacted.line, "info");
-        else say(ctx, `Compacted; the report could not be rebuilt: ${report.ok ? "no result" : report.error}`, "warning");
-        resolve();
+    const started = startCompact(
+      pi,
+      ctx,
+      instructions,
+      {
+        done: (report) => {
+          if (report.ok && report.value.compacted) say(ctx, report.value.compacted.line, "info");
+          else say(ctx, `Compacted; the report could not be rebuilt: ${report.ok ? "no result" : report.error}`, "warning");
+          resolve();
+        },
+        failed: (message) => {
+          say(ctx, `Compaction failed: ${core.sanitizeLine(message, 200)}`, "error");
+          resolve();
+        },
       },
-      failed: (message) => {
-        say(ctx, `Compaction failed: ${core.sanitizeLine(message, 200)}`, "error");
-        resolve();
-      },
-    }, sources);
+      sources,
+    );
     if (!started) {
       say(ctx, BUSY, "warning");
       resolve();

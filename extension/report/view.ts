@@ -141,7 +141,18 @@ export class ContextScreen implements Component {
   }
 
   /** One table row: caption, tokens, percentage and bar, then an optional note. */
-  private tableRow(width: number, column: number, indent: number, caption: string, tokens: string, percent: string, cells: number, hue: Hue, thin: boolean, note = ""): string[] {
+  private tableRow(
+    width: number,
+    column: number,
+    indent: number,
+    caption: string,
+    tokens: string,
+    percent: string,
+    cells: number,
+    hue: Hue,
+    thin: boolean,
+    note = "",
+  ): string[] {
     const t = this.theme;
     const showBar = width >= 34;
     const captionWidth = Math.max(1, column - indent);
@@ -197,7 +208,10 @@ export class ContextScreen implements Component {
     lines.push(...this.sentence(s.threshold, "muted", width));
     lines.push("");
     lines.push(...this.sentence(s.composition, "text", width).map((l) => t.bold(l)));
-    const rowColumn = this.captionColumn(width, r.rows.map((row) => ({ caption: row.caption, indent: 2 * row.depth })));
+    const rowColumn = this.captionColumn(
+      width,
+      r.rows.map((row) => ({ caption: row.caption, indent: 2 * row.depth })),
+    );
     for (const row of r.rows) {
       lines.push(...this.tableRow(width, rowColumn, 2 * row.depth, row.caption, row.tokensText, row.percentText, row.cells, row.hue, row.thin));
     }
@@ -217,7 +231,10 @@ export class ContextScreen implements Component {
       lines.push("");
       lines.push(...this.sentence("Largest messages", "text", width).map((l) => t.bold(l)));
       const role = (l: (typeof r.largest)[number]) => ROLE_WORDS[l.role] ?? l.role;
-      const roleColumn = this.captionColumn(width, r.largest.map((l) => ({ caption: role(l), indent: 0 })));
+      const roleColumn = this.captionColumn(
+        width,
+        r.largest.map((l) => ({ caption: role(l), indent: 0 })),
+      );
       for (const l of r.largest) {
         lines.push(...this.tableRow(width, roleColumn, 0, role(l), l.tokensText, l.percentText, l.cells, l.hue, l.thin, l.descriptor));
       }

@@ -35,7 +35,9 @@ try {
   times.sort((a, b) => a - b);
   const ms = times[1];
   const mbs = bytes / 1e6 / (ms / 1000);
-  console.log(`audit: ${(bytes / 1e6).toFixed(1)} MB in ${SHAPES.length} sessions, median of 3 runs ${(ms / 1000).toFixed(2)} s (${times.map((t) => (t / 1000).toFixed(2)).join(", ")}): ${mbs.toFixed(1)} MB/s`);
+  console.log(
+    `audit: ${(bytes / 1e6).toFixed(1)} MB in ${SHAPES.length} sessions, median of 3 runs ${(ms / 1000).toFixed(2)} s (${times.map((t) => (t / 1000).toFixed(2)).join(", ")}): ${mbs.toFixed(1)} MB/s`,
+  );
   // 20 MB/s is the product's budget: 100 MB in 5 s.
   console.log(timeBudget("audit of 100 MB", ms, (bytes / 20e6) * 1000));
 } finally {

@@ -62,7 +62,11 @@ function output(k: number): { tool: string; args: Record<string, unknown>; text:
         args: { path },
         note: `Reading ${path}.`,
         edit: k % 8 === 1 ? path : undefined,
-        text: fill((i) => (i % 53 === 7 ? `  if (res.status === 503) return retry(req, ${i}); // module ${k}` : `  const value${i} = lookup(table, ${i}, "module-${k}"); // 日本語 ${i % 10}`)),
+        text: fill((i) =>
+          i % 53 === 7
+            ? `  if (res.status === 503) return retry(req, ${i}); // module ${k}`
+            : `  const value${i} = lookup(table, ${i}, "module-${k}"); // 日本語 ${i % 10}`,
+        ),
       };
     }
     case 2:
@@ -70,14 +74,20 @@ function output(k: number): { tool: string; args: Record<string, unknown>; text:
         tool: "bash",
         args: { command: `rg -n "retry" src packages --glob '*.ts' -e attempt${k}` },
         note: "Searching the retry sites.",
-        text: fill((i) => `packages/pkg-${i % 40}/src/services/module-${i}.ts:${10 + (i % 90)}:  if (res.status === ${i % 11 === 0 ? 503 : 200}) return retry(req); // attempt ${k}`),
+        text: fill(
+          (i) =>
+            `packages/pkg-${i % 40}/src/services/module-${i}.ts:${10 + (i % 90)}:  if (res.status === ${i % 11 === 0 ? 503 : 200}) return retry(req); // attempt ${k}`,
+        ),
       };
     default:
       return {
         tool: "bash",
         args: { command: `cat logs/build-${k}.log` },
         note: `Checking build log ${k}.`,
-        text: fill((i) => `2024-05-01 12:${String(i % 60).padStart(2, "0")}:${String(k % 60).padStart(2, "0")} ${i % 211 === 7 ? "ERROR" : "INFO"} worker-${i % 13} step ${i} done in ${i % 97} ms`),
+        text: fill(
+          (i) =>
+            `2024-05-01 12:${String(i % 60).padStart(2, "0")}:${String(k % 60).padStart(2, "0")} ${i % 211 === 7 ? "ERROR" : "INFO"} worker-${i % 13} step ${i} done in ${i % 97} ms`,
+        ),
       };
   }
 }
@@ -86,7 +96,8 @@ function output(k: number): { tool: string; args: Record<string, unknown>; text:
 function session(): ProjectedEntry[] {
   const entries: ProjectedEntry[] = [];
   let t = 0;
-  const add = (id: string, message: Record<string, unknown>) => entries.push({ sourceEntry: { id, type: "message", message: { ...message, timestamp: ++t } }, messages: [{ ...message, timestamp: t }] });
+  const add = (id: string, message: Record<string, unknown>) =>
+    entries.push({ sourceEntry: { id, type: "message", message: { ...message, timestamp: ++t } }, messages: [{ ...message, timestamp: t }] });
   add("u0", { role: "user", content: [{ type: "text", text: "Set up the retry policy for the HTTP clients." }] });
   add("a0", { role: "assistant", content: [{ type: "text", text: "Done: clients retry twice with backoff." }], stopReason: "stop" });
   add("u1", { role: "user", content: [{ type: "text", text: "The suite fails since the retry change. Fix all failing tests." }] });
@@ -95,10 +106,24 @@ function session(): ProjectedEntry[] {
   for (let k = 0; k < OUTPUTS; k++) {
     const o = output(k);
     const calls = [{ type: "toolCall", id: `c${k}`, name: o.tool, arguments: o.args }];
-    if (edit) calls.push({ type: "toolCall", id: `e${k}`, name: "edit", arguments: { path: edit, edits: [{ oldText: "retry(req, 7)", newText: "retry(req, 2)" }] } });
+    if (edit)
+      calls.push({ type: "toolCall", id: `e${k}`, name: "edit", arguments: { path: edit, edits: [{ oldText: "retry(req, 7)", newText: "retry(req, 2)" }] } });
     add(`a${k + 1}`, { role: "assistant", content: [{ type: "text", text: o.note }, ...calls], stopReason: "toolUse" });
-    add(`r${k + 1}`, { role: "toolResult", toolCallId: `c${k}`, toolName: o.tool, content: [{ type: "text", text: o.text }], isError: o.tool === "bash" && k % 4 === 0 });
-    if (edit) add(`r${k + 1}e`, { role: "toolResult", toolCallId: `e${k}`, toolName: "edit", content: [{ type: "text", text: `Successfully replaced 1 block in ${edit}.` }], isError: false });
+    add(`r${k + 1}`, {
+      role: "toolResult",
+      toolCallId: `c${k}`,
+      toolName: o.tool,
+      content: [{ type: "text", text: o.text }],
+      isError: o.tool === "bash" && k % 4 === 0,
+    });
+    if (edit)
+      add(`r${k + 1}e`, {
+        role: "toolResult",
+        toolCallId: `e${k}`,
+        toolName: "edit",
+        content: [{ type: "text", text: `Successfully replaced 1 block in ${edit}.` }],
+        isError: false,
+      });
     edit = o.edit;
   }
   return entries;
@@ -164,14 +189,26 @@ function firstDifference(a: string, b: string): string {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const entries = session();
-const total = entries.reduce((n, e) => n + (e.messages[0] as { role: string; toolName?: string; content: { text: string }[] }).content.reduce((m, b) => m + ((e.messages[0] as { role: string }).role === "toolResult" && (e.messages[0] as { toolName?: string }).toolName !== "edit" ? b.text.length : 0), 0), 0);
+const total = entries.reduce(
+  (n, e) =>
+    n +
+    (e.messages[0] as { role: string; toolName?: string; content: { text: string }[] }).content.reduce(
+      (m, b) =>
+        m + ((e.messages[0] as { role: string }).role === "toolResult" && (e.messages[0] as { toolName?: string }).toolName !== "edit" ? b.text.length : 0),
+      0,
+    ),
+  0,
+);
 
 // The reference's own figures, so the bench says what the checkpoint judged.
 const reference = viaTypeScript(entries);
 const gate = planCheckpoint(entries, settings, model).gate;
 assert.ok(gate, "the checkpoint runs (eligible outputs pass the batch and the break-even)");
 const judged = (reference.outcome.record as { results: { outcome: string; beforeChars: number; afterChars: number }[] }).results;
-assert.ok(judged.some((r) => r.outcome === "distilled"), "the checkpoint distills");
+assert.ok(
+  judged.some((r) => r.outcome === "distilled"),
+  "the checkpoint distills",
+);
 
 const superseded = new Map<string, number>();
 for (const r of reference.requests) {
@@ -179,7 +216,9 @@ for (const r of reference.requests) {
   if (why) superseded.set(why, (superseded.get(why) ?? 0) + 1);
 }
 assert.ok(superseded.size >= 2, "the run has outputs superseded by a rerun and by an edit");
-console.log(`mid-run checkpoint, ${OUTPUTS} tool outputs of ${EACH.toLocaleString("en")} characters (${total.toLocaleString("en")} in all), at the turn_end of turn ${OUTPUTS};`);
+console.log(
+  `mid-run checkpoint, ${OUTPUTS} tool outputs of ${EACH.toLocaleString("en")} characters (${total.toLocaleString("en")} in all), at the turn_end of turn ${OUTPUTS};`,
+);
 console.log(
   `  ${gate.outputs} outputs old enough (≥ ${settings.midRunMinAgeTurns} turns), ${gate.pendingChars.toLocaleString("en")} characters; break-even (in tokens: no catalog price) 60% of ${gate.pendingChars.toLocaleString("en")} expected to go × ${gate.turns} later requests ≥ ${gate.factor} × ${gate.rewriteChars.toLocaleString("en")}; ${reference.requests.length} requests (superseded: ${[...superseded].map(([why, n]) => `${n} "${why}"`).join(", ")}); ${judged.filter((r) => r.outcome !== "kept").length} outputs edited, ${reference.outcome.savedChars.toLocaleString("en")} characters saved`,
 );
@@ -189,7 +228,9 @@ console.log(
 const chunks = reference.requests.reduce((n, r) => n + Object.keys(r.state.chunks).length, 0);
 const questionChars = JSON.stringify(reference.requests.map((r) => r.questions)).length;
 const chunkChars = reference.requests.reduce((n, r) => n + Object.values(r.state.chunks).reduce((m, t) => m + t.length, 0), 0);
-console.log(`  ${chunks.toLocaleString("en")} chunks; the requests' questions are ${(questionChars / 1e6).toFixed(2)} MB of JSON, their chunk texts ${(chunkChars / 1e6).toFixed(2)} MB`);
+console.log(
+  `  ${chunks.toLocaleString("en")} chunks; the requests' questions are ${(questionChars / 1e6).toFixed(2)} MB of JSON, their chunk texts ${(chunkChars / 1e6).toFixed(2)} MB`,
+);
 
 const tsTimes: number[] = [];
 const wasmTimes: number[] = [];
@@ -224,7 +265,9 @@ const t = median(tsTimes);
 console.log("                                        wasm path  (plan)   TypeScript   TS / wasm");
 // The mean, not the median: each reading moves in the kernel's ticks (calibration.ts, cpuMsSince).
 const cpu = cpuTimes.reduce((a, b) => a + b, 0) / cpuTimes.length;
-console.log(`  ${what.padEnd(38)}${ms(w)}  ${ms(median(planTimes))}  ${ms(t)}   ${(t / w).toFixed(2)}x  ${timeBudget(what, w, BUDGET_MS, cpu)} (${BUDGET_MS} ms); ${t > w ? "faster than" : "slower than"} the TypeScript version`);
+console.log(
+  `  ${what.padEnd(38)}${ms(w)}  ${ms(median(planTimes))}  ${ms(t)}   ${(t / w).toFixed(2)}x  ${timeBudget(what, w, BUDGET_MS, cpu)} (${BUDGET_MS} ms); ${t > w ? "faster than" : "slower than"} the TypeScript version`,
+);
 // The check weighs CPU time here (verdict.ts, timeBudget): this step is the one nearest its limit, and the
 // one a process beside the bench lengthened past it in wall time while its CPU time stayed.
 console.log(`  the wasm path's CPU time (its thread's), mean: ${cpu.toFixed(2)} ms: what the check weighs`);

@@ -134,13 +134,49 @@ const ALL_SHAPES: Shape[] = [
   { name: "5 reads, then 4 follow-ups, 1-min pauses", kind: "follow-ups", bugs: 0, reads: 5, followUps: 4, pauseMinutes: 1, issue26: true },
   { name: "5 reads, then 2 follow-ups, 10-min pauses", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 10, issue26: true },
   { name: "6 prompts, no pauses", kind: "session", bugs: SESSION_PAUSE_MINUTES.length + 1, pauseMinutes: 0, issue26: true },
-  { name: "5 reads, then 1 follow-up, a judge keeping 65%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 1, pauseMinutes: 0, issue26: true, judgeKeeps: 0.65 },
-  { name: "5 reads, then 2 follow-ups, a judge keeping 90%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeKeeps: 0.9 },
+  {
+    name: "5 reads, then 1 follow-up, a judge keeping 65%",
+    kind: "follow-ups",
+    bugs: 0,
+    reads: 5,
+    followUps: 1,
+    pauseMinutes: 0,
+    issue26: true,
+    judgeKeeps: 0.65,
+  },
+  {
+    name: "5 reads, then 2 follow-ups, a judge keeping 90%",
+    kind: "follow-ups",
+    bugs: 0,
+    reads: 5,
+    followUps: 2,
+    pauseMinutes: 0,
+    issue26: true,
+    judgeKeeps: 0.9,
+  },
   { name: "search and read, 30 handlers, a judge keeping 65%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.65 },
-  { name: "5 reads, then 2 follow-ups, a judge keeping 30%", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeKeeps: 0.3 },
+  {
+    name: "5 reads, then 2 follow-ups, a judge keeping 30%",
+    kind: "follow-ups",
+    bugs: 0,
+    reads: 5,
+    followUps: 2,
+    pauseMinutes: 0,
+    issue26: true,
+    judgeKeeps: 0.3,
+  },
   { name: "search and read, 30 handlers, a judge keeping 30%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.3 },
   { name: "search and read, 30 handlers, a judge keeping 90%", kind: "search", bugs: 0, issue26: true, judgeKeeps: 0.9 },
-  { name: "5 reads, then 2 follow-ups, 1 in 10 judge requests failing", kind: "follow-ups", bugs: 0, reads: 5, followUps: 2, pauseMinutes: 0, issue26: true, judgeFails: 10 },
+  {
+    name: "5 reads, then 2 follow-ups, 1 in 10 judge requests failing",
+    kind: "follow-ups",
+    bugs: 0,
+    reads: 5,
+    followUps: 2,
+    pauseMinutes: 0,
+    issue26: true,
+    judgeFails: 10,
+  },
   { name: "search and read, 30 handlers, 1 in 10 judge requests failing", kind: "search", bugs: 0, issue26: true, judgeFails: 10 },
 ];
 
@@ -180,12 +216,26 @@ function workOf(shape: Shape): Work {
   if (shape.kind === "search") {
     const p = searchProject();
     const classifier = judgeOf(shape, searchOracle(p));
-    return { what: `${shape.name}`, files: p.files, script: searchScript(p), prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }], lines: searchOracle(p), classifier, check: (b) => checkSearchWorked(b, p) };
+    return {
+      what: `${shape.name}`,
+      files: p.files,
+      script: searchScript(p),
+      prompts: [{ pauseMs: 0, text: SEARCH_PROMPT }],
+      lines: searchOracle(p),
+      classifier,
+      check: (b) => checkSearchWorked(b, p),
+    };
   }
   const p = project(shape.short ? 1 : shape.bugs);
   const check = (b: Loose[]) => checkRunWorked(b, p);
   if (shape.kind === "session") {
-    const prompts = shape.pauseMinutes === undefined ? pausedSession(p) : pausedSession(p, SESSION_PAUSE_MINUTES.map(() => shape.pauseMinutes ?? 0));
+    const prompts =
+      shape.pauseMinutes === undefined
+        ? pausedSession(p)
+        : pausedSession(
+            p,
+            SESSION_PAUSE_MINUTES.map(() => shape.pauseMinutes ?? 0),
+          );
     // The classifier keeps output lines any prompt needs and old exchanges that concern the current prompt's bug;
     // after the last prompt, what must be in the window is what its bug needs.
     return {
@@ -199,12 +249,23 @@ function workOf(shape: Shape): Work {
     };
   }
   const script = shape.short ? shortRunScript(p) : longRunScript(p, shape.extra ?? 0);
-  return { what: `${shape.name}, ${p.cases} cases`, files: p.files, script, prompts: [{ pauseMs: 0, text: shape.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT }], lines: oracleLines(p), check };
+  return {
+    what: `${shape.name}, ${p.cases} cases`,
+    files: p.files,
+    script,
+    prompts: [{ pauseMs: 0, text: shape.short ? SHORT_RUN_PROMPT : LONG_RUN_PROMPT }],
+    lines: oracleLines(p),
+    check,
+  };
 }
 
 // CG_ECONOMY_PROVIDERS=anthropic and CG_ECONOMY_SHAPES=4,5 (1-based: 7 the search run, 8 the session, 9-21 issue 26's) run part of the suite, for trying a setting;
 // the targets are then those of the part.
-const only = (env: string | undefined) => env?.split(",").map((x) => x.trim()).filter(Boolean);
+const only = (env: string | undefined) =>
+  env
+    ?.split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 const SHAPES = ALL_SHAPES.filter((_, i) => only(process.env.CG_ECONOMY_SHAPES)?.includes(String(i + 1)) ?? true);
 
 type Provider = "anthropic" | "openai";
@@ -236,22 +297,22 @@ const CONFIGURATIONS: Configuration[] = [
   ...(process.env.CG_ECONOMY_TRY
     ? (JSON.parse(process.env.CG_ECONOMY_TRY) as { name: string; settings: Record<string, unknown> }[])
     : COMPARE
-    ? [
-        { name: "runEndBreakEven: false (run end as before issue 26)", settings: { runEndBreakEven: false } },
-        { name: "laterRequests: turns", settings: { laterRequests: "turns" } },
-        { name: "laterRequests: session", settings: { laterRequests: "session" } },
-        { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
-        { name: "room 30k, min 8k", settings: { midRunRoomTokens: 30_000, midRunRoomMinTokens: 8_000 } },
-        { name: "age gate 4 (seed 001)", settings: { midRunMinAgeTurns: 4 } },
-        { name: "age gate 2", settings: { midRunMinAgeTurns: 2 } },
-        { name: "batch 4k chars", settings: { midRunBatchChars: 4_000 } },
-        { name: "batch 20k chars", settings: { midRunBatchChars: 20_000 } },
-        { name: "batch 30k chars", settings: { midRunBatchChars: 30_000 } },
-        { name: "batch 60k chars", settings: { midRunBatchChars: 60_000 } },
-        { name: "midRunMinTurns: 1", settings: { midRunMinTurns: 1 } },
-        { name: "batch 20k, midRunMinTurns: 1", settings: { midRunBatchChars: 20_000, midRunMinTurns: 1 } },
-      ]
-    : []),
+      ? [
+          { name: "runEndBreakEven: false (run end as before issue 26)", settings: { runEndBreakEven: false } },
+          { name: "laterRequests: turns", settings: { laterRequests: "turns" } },
+          { name: "laterRequests: session", settings: { laterRequests: "session" } },
+          { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
+          { name: "room 30k, min 8k", settings: { midRunRoomTokens: 30_000, midRunRoomMinTokens: 8_000 } },
+          { name: "age gate 4 (seed 001)", settings: { midRunMinAgeTurns: 4 } },
+          { name: "age gate 2", settings: { midRunMinAgeTurns: 2 } },
+          { name: "batch 4k chars", settings: { midRunBatchChars: 4_000 } },
+          { name: "batch 20k chars", settings: { midRunBatchChars: 20_000 } },
+          { name: "batch 30k chars", settings: { midRunBatchChars: 30_000 } },
+          { name: "batch 60k chars", settings: { midRunBatchChars: 60_000 } },
+          { name: "midRunMinTurns: 1", settings: { midRunMinTurns: 1 } },
+          { name: "batch 20k, midRunMinTurns: 1", settings: { midRunBatchChars: 20_000, midRunMinTurns: 1 } },
+        ]
+      : []),
 ];
 
 interface Cost {
@@ -316,7 +377,6 @@ function requestTokens(r: ProviderRequest): number {
   return system + r.messages.reduce((n, m) => n + estimate(m), 0);
 }
 
-
 /** The priced model per provider: the session's, as Pi's registry built it from its catalog (and models.json's base URL). */
 const pricedModels = new Map<Provider, Loose>();
 
@@ -339,7 +399,8 @@ type Server = Pick<AnthropicServer, "bodies" | "usage" | "pendingSteps" | "close
 
 function checkNoRejection(server: Server, what: string): void {
   const rejected = server.usage.flatMap((u, i) => (u.rejected === undefined ? [] : [`request ${i + 1}: ${u.rejected}`]));
-  if (rejected.length > 0) throw new Error(`economy (${what}): the loopback server answered 400 (the provider would reject the body):\n  ${rejected.join("\n  ")}`);
+  if (rejected.length > 0)
+    throw new Error(`economy (${what}): the loopback server answered 400 (the provider would reject the body):\n  ${rejected.join("\n  ")}`);
 }
 
 /**
@@ -348,7 +409,8 @@ function checkNoRejection(server: Server, what: string): void {
  */
 function checkPiSawUsage(branch: Loose[], server: Server, what: string): void {
   const replies = branch.filter((e: Loose) => e.type === "message" && e.message.role === "assistant").map((e: Loose) => e.message.usage);
-  if (replies.length !== server.usage.length) throw new Error(`economy (${what}): ${replies.length} replies in the session, the server answered ${server.usage.length} requests`);
+  if (replies.length !== server.usage.length)
+    throw new Error(`economy (${what}): ${replies.length} replies in the session, the server answered ${server.usage.length} requests`);
   server.usage.forEach((u, i) => {
     const p = replies[i];
     const same = p && p.input === u.uncached && p.cacheRead === u.read && p.cacheWrite === u.written && p.output === u.output;
@@ -389,7 +451,9 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
     // A Pi without the setting (1.3) has no cache warming.
     const settingsManager = pi.session.settingsManager;
     if (typeof settingsManager?.getCacheWarmingMode === "function" && settingsManager.getCacheWarmingMode() !== "off") {
-      throw new Error(`economy (${what}): Pi's cache warming is ${JSON.stringify(settingsManager.getCacheWarmingMode())}, must be "off" (anthropicSession's settings)`);
+      throw new Error(
+        `economy (${what}): Pi's cache warming is ${JSON.stringify(settingsManager.getCacheWarmingMode())}, must be "off" (anthropicSession's settings)`,
+      );
     }
     const model = pi.session.model;
     const api = provider === "anthropic" ? "anthropic-messages" : "openai-responses";
@@ -411,7 +475,8 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
     }
     const unused = server.pendingSteps();
     if (unused !== 0) throw new Error(`economy (${what}): ${unused} scripted turns unused (a compaction or an error took one?)`);
-    if (server.bodies.length !== requests.length) throw new Error(`economy (${what}): the server got ${server.bodies.length} requests, Pi's context hook saw ${requests.length}`);
+    if (server.bodies.length !== requests.length)
+      throw new Error(`economy (${what}): the server got ${server.bodies.length} requests, Pi's context hook saw ${requests.length}`);
     const branch = pi.branch();
     work.check(branch);
     checkPiSawUsage(branch, server, what);
@@ -425,10 +490,18 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
     const records = branch.filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
     if (process.env.CG_ECONOMY_TRACE) {
       // Each request's cost and each record's results and decisions, for reading one run by hand.
-      console.log(`  trace ${what}: requests ${costs.map((c, i) => `${i + 1}:$${c.total.toFixed(4)} (w${usage[i].written} r${usage[i].read} u${usage[i].uncached})`).join(" ")}`);
+      console.log(
+        `  trace ${what}: requests ${costs.map((c, i) => `${i + 1}:$${c.total.toFixed(4)} (w${usage[i].written} r${usage[i].read} u${usage[i].uncached})`).join(" ")}`,
+      );
       for (const r of records) {
-        const results = (r.results ?? []).map((x: Loose) => `${x.kind} ${x.entryId.slice(0, 6)} ${x.outcome}/${x.reason} ${x.beforeChars}→${x.afterChars}${x.judgedChars ? ` (j${x.judgedChars})` : ""}`);
-        const decisions = (r.breakEven ?? []).map((d: Loose) => `${d.rule} saved ${d.savedChars} rw ${d.rewriteChars} later ${d.later} gain ${d.gainMicros} cost ${d.costMicros} ${d.paidOff ? "paid" : "waits"}${d.lapsedMs ? " lapsed" : ""}`);
+        const results = (r.results ?? []).map(
+          (x: Loose) =>
+            `${x.kind} ${x.entryId.slice(0, 6)} ${x.outcome}/${x.reason} ${x.beforeChars}→${x.afterChars}${x.judgedChars ? ` (j${x.judgedChars})` : ""}`,
+        );
+        const decisions = (r.breakEven ?? []).map(
+          (d: Loose) =>
+            `${d.rule} saved ${d.savedChars} rw ${d.rewriteChars} later ${d.later} gain ${d.gainMicros} cost ${d.costMicros} ${d.paidOff ? "paid" : "waits"}${d.lapsedMs ? " lapsed" : ""}`,
+        );
         console.log(`    ${r.phase}: ${results.join("; ")} | ${decisions.join("; ")}`);
       }
     }
@@ -444,7 +517,8 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
     let turns = 0;
     for (const e of branch) {
       if (e.type === "message" && e.message.role === "assistant") turns++;
-      if (e.type === "custom" && e.customType === "context-guard" && e.data?.phase === "mid-run") checkpointsAt.push({ request: turns, saved: e.data.savedChars });
+      if (e.type === "custom" && e.customType === "context-guard" && e.data?.phase === "mid-run")
+        checkpointsAt.push({ request: turns, saved: e.data.savedChars });
     }
     const figures: Figures = {
       what: work.what,
@@ -469,7 +543,10 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
       checkpointsAt,
       runEndPasses: records.filter((d: Loose) => d.phase === "run-end").length,
       lapsedEdits: records.filter((d: Loose) => (d.breakEven ?? []).some((b: Loose) => (b.lapsedMs ?? 0) > 0)).length,
-      exchangesOmitted: records.reduce((n: number, d: Loose) => n + (d.results ?? []).filter((x: Loose) => x.kind === "exchange" && x.outcome === "removed").length, 0),
+      exchangesOmitted: records.reduce(
+        (n: number, d: Loose) => n + (d.results ?? []).filter((x: Loose) => x.kind === "exchange" && x.outcome === "removed").length,
+        0,
+      ),
       compactions: branch.filter((e: Loose) => e.type === "compaction").length,
       lastRequest: checkOracle(requests.at(-1)?.messages ?? [], requests, lines),
       afterRun: checkOracle(window, requests, lines),
@@ -481,7 +558,8 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
     figures.guardText = pi.notifications.at(-1)?.message ?? "";
     // Nothing may reach the server after the run (a warm-up request, say).
     checkNoRejection(server, what);
-    if (server.bodies.length !== figures.requests) throw new Error(`economy (${what}): the server got ${server.bodies.length - figures.requests} requests after the run (cache warming?)`);
+    if (server.bodies.length !== figures.requests)
+      throw new Error(`economy (${what}): the server got ${server.bodies.length - figures.requests} requests after the run (cache warming?)`);
     figures.seconds = (performance.now() - started) / 1000;
     return figures;
   } finally {
@@ -539,7 +617,9 @@ function table(provider: Provider, row: Figures[]): void {
       usd(f.cost.total).padStart(9),
       ratio(f.cost.total, off.cost.total).padStart(6),
       `${f.checkpoints}${at ? ` (${at})` : ""}`.padEnd(40),
-      `${f.lastRequest.missing.length}, ${f.afterRun.missing.length}${f.lastRequest.recalled.length ? ` (${f.lastRequest.recalled.length} recalled)` : ""}`.padEnd(session ? 35 : 0),
+      `${f.lastRequest.missing.length}, ${f.afterRun.missing.length}${f.lastRequest.recalled.length ? ` (${f.lastRequest.recalled.length} recalled)` : ""}`.padEnd(
+        session ? 35 : 0,
+      ),
       ...(session ? [`${f.exchangesOmitted}, ${f.lapsedEdits}`] : []),
     ];
     console.log(`    ${cells.join(" ")}`);
@@ -551,7 +631,10 @@ for (const provider of PROVIDERS) for (const row of figures.get(provider) ?? [])
 const rowsOf = (provider: Provider, issue26: boolean) => (figures.get(provider) ?? []).filter((_, i) => (SHAPES[i].issue26 ?? false) === issue26);
 
 // The suite together, per provider and configuration.
-for (const [what, issue26] of [["the suite together", false], ["issue 26's shapes together", true]] as const) {
+for (const [what, issue26] of [
+  ["the suite together", false],
+  ["issue 26's shapes together", true],
+] as const) {
   if (!SHAPES.some((x) => (x.issue26 ?? false) === issue26)) continue;
   console.log(`\n  ${what} (cost ÷ guard off, the sum over the runs):`);
   for (const provider of PROVIDERS) {
@@ -566,7 +649,10 @@ for (const [what, issue26] of [["the suite together", false], ["issue 26's shape
 // of checkpoints that the default age gate allows. A simulation: the default's own schedule is replayed
 // through the same model, and the model's guard off beside what the server counted says how far off it is.
 const AGE = 1;
-const bounds = new Map<Provider, { requests: number; issue26: boolean; off: Schedule; own: Schedule; best: Schedule; low: Schedule | undefined; measuredOff: number; each: Schedule[] }[]>();
+const bounds = new Map<
+  Provider,
+  { requests: number; issue26: boolean; off: Schedule; own: Schedule; best: Schedule; low: Schedule | undefined; measuredOff: number; each: Schedule[] }[]
+>();
 for (const provider of PROVIDERS) {
   const m = pricedModels.get(provider);
   const prices = { read: m.cost.cacheRead, write: provider === "anthropic" ? m.cost.cacheWrite : m.cost.input };
@@ -589,15 +675,38 @@ for (const provider of PROVIDERS) {
     });
     const recorded: Recorded = { messages: off.messageTokens, fixed: 0, outputs };
     const replayed = replay(recorded, prices, [], AGE);
-    const own = replay(recorded, prices, dflt.checkpointsAt.map((c) => c.request - 1), AGE);
+    const own = replay(
+      recorded,
+      prices,
+      dflt.checkpointsAt.map((c) => c.request - 1),
+      AGE,
+    );
     const best = cheapest(recorded, prices, AGE) ?? replayed;
     const low = lowestPeak(recorded, prices, AGE, 1.05 * replayed.cost);
-    const each = row.map((f) => replay(recorded, prices, f.checkpointsAt.map((c) => c.request - 1), AGE));
-    list.push({ requests: off.requests, issue26: SHAPES[shapeIndex].issue26 ?? false, off: replayed, own, best, low, measuredOff: off.cost.cacheRead + off.cost.cacheWrite + off.cost.input, each });
+    const each = row.map((f) =>
+      replay(
+        recorded,
+        prices,
+        f.checkpointsAt.map((c) => c.request - 1),
+        AGE,
+      ),
+    );
+    list.push({
+      requests: off.requests,
+      issue26: SHAPES[shapeIndex].issue26 ?? false,
+      off: replayed,
+      own,
+      best,
+      low,
+      measuredOff: off.cost.cacheRead + off.cost.cacheWrite + off.cost.input,
+      each,
+    });
   }
   bounds.set(provider, list);
 }
-console.log("\n  the hindsight bound (a simulation: the guard-off requests replayed through one prefix-cache model, every checkpoint schedule the age gate allows, outputs at the sizes the default run's judge left them; input side only):");
+console.log(
+  "\n  the hindsight bound (a simulation: the guard-off requests replayed through one prefix-cache model, every checkpoint schedule the age gate allows, outputs at the sizes the default run's judge left them; input side only):",
+);
 for (const [provider, list] of bounds) {
   for (const b of list) {
     const cps = (s: Schedule) => s.checkpoints.map((c) => c + 1).join(", ") || "none";
@@ -625,9 +734,12 @@ for (const [at, which, uncounted] of [
   [WAITING, " (waitForJudge)", undefined],
   [DEFAULT, " (default: the judge in the background)", undefined],
 ] as const) {
-for (const provider of PROVIDERS) {
+  for (const provider of PROVIDERS) {
     const rows = rowsOf(provider, false);
-    for (const [label, list] of [["", rows], [" (issue 26's shapes)", rowsOf(provider, true)]] as const) {
+    for (const [label, list] of [
+      ["", rows],
+      [" (issue 26's shapes)", rowsOf(provider, true)],
+    ] as const) {
       if (list.length === 0) continue;
       const short = list.filter((row) => row[0].requests <= 8);
       const exact = label === "";
@@ -646,7 +758,13 @@ for (const provider of PROVIDERS) {
     const long26 = rowsOf(provider, true).filter((row, i) => row[0].requests >= 30 && issue26Shapes[i].judgeKeeps === undefined);
     if (long26.length > 0) {
       const d26 = `${provider}${which}: (d) every run of 30 requests or more peaks at most at 0.5× guard off (issue 26's shapes, judges keeping no more than the work needs)`;
-      console.log(`  ${d26}: ${long26.map((row) => `${row[0].requests} requests ${ratio(row[at].peak, row[0].peak)}`).join("; ")}: ${goal(d26, long26.every((row) => row[at].peak <= 0.5 * row[0].peak), uncounted)}`);
+      console.log(
+        `  ${d26}: ${long26.map((row) => `${row[0].requests} requests ${ratio(row[at].peak, row[0].peak)}`).join("; ")}: ${goal(
+          d26,
+          long26.every((row) => row[at].peak <= 0.5 * row[0].peak),
+          uncounted,
+        )}`,
+      );
     }
     const suiteDefault = rows.reduce((n, row) => n + row[at].cost.total, 0);
     const suiteOff = rows.reduce((n, row) => n + row[0].cost.total, 0);
@@ -655,7 +773,11 @@ for (const provider of PROVIDERS) {
     const long = rows.filter((row) => row[0].requests >= 30);
     const d = `${provider}${which}: (d) every run of 30 requests or more peaks at most at 0.5× guard off`;
     console.log(
-      `  ${d}: ${long.map((row) => `${row[0].requests} requests ${ratio(row[at].peak, row[0].peak)}`).join("; ")}: ${goal(d, long.every((row) => row[at].peak <= 0.5 * row[0].peak), uncounted)}`,
+      `  ${d}: ${long.map((row) => `${row[0].requests} requests ${ratio(row[at].peak, row[0].peak)}`).join("; ")}: ${goal(
+        d,
+        long.every((row) => row[at].peak <= 0.5 * row[0].peak),
+        uncounted,
+      )}`,
     );
     const bound = `${provider}${which}: (d) each such run costs at most 1.15× the hindsight bound's cheapest schedule (both replayed through the bound's model)`;
     const list = (bounds.get(provider) ?? []).filter((b) => !b.issue26);
@@ -663,12 +785,22 @@ for (const provider of PROVIDERS) {
     // money rule charges what is written again, the Anthropic pin anchors each checkpoint's rewrite where the
     // next one reads from, and the batch is 10,000 characters from turn 8 of a run.
     console.log(
-      `  ${bound}: ${list.map((b) => `${b.requests} requests ${ratio(b.each[at].cost, b.best.cost)}`).join("; ")}: ${goal(bound, list.every((b) => b.each[at].cost <= 1.15 * b.best.cost), uncounted)}`,
+      `  ${bound}: ${list.map((b) => `${b.requests} requests ${ratio(b.each[at].cost, b.best.cost)}`).join("; ")}: ${goal(
+        bound,
+        list.every((b) => b.each[at].cost <= 1.15 * b.best.cost),
+        uncounted,
+      )}`,
     );
     const later = (bounds.get(provider) ?? []).filter((b) => b.issue26);
     if (later.length > 0) {
       const b26 = `${bound} (issue 26's shapes)`;
-      console.log(`  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.each[at].cost, b.best.cost)}`).join("; ")}: ${goal(b26, later.every((b) => b.each[at].cost <= 1.15 * b.best.cost), uncounted)}`);
+      console.log(
+        `  ${b26}: ${later.map((b) => `${b.requests} requests ${ratio(b.each[at].cost, b.best.cost)}`).join("; ")}: ${goal(
+          b26,
+          later.every((b) => b.each[at].cost <= 1.15 * b.best.cost),
+          uncounted,
+        )}`,
+      );
     }
   }
 }
@@ -702,7 +834,9 @@ for (const provider of PROVIDERS) {
     const truth = off.cost.total - on.cost.total - on.judgeUsd;
     const error = Math.abs(claimed - truth) / off.cost.total;
     if (error > worst.error) Object.assign(worst, { error, what: on.what });
-    console.log(`    ${on.what}: says ${said ? `${said[1]} $${said[2]}` : "nothing"}, true ${truth < 0 ? "lost" : "saved"} $${Math.abs(truth).toFixed(4)}: off by ${(error * 100).toFixed(1)}%`);
+    console.log(
+      `    ${on.what}: says ${said ? `${said[1]} $${said[2]}` : "nothing"}, true ${truth < 0 ? "lost" : "saved"} $${Math.abs(truth).toFixed(4)}: off by ${(error * 100).toFixed(1)}%`,
+    );
   }
   const f = `${provider}: (f) /guard's bill line within 2% of guard off's cost of the true difference`;
   console.log(`  ${f}: the worst ${(worst.error * 100).toFixed(1)}% (${worst.what}): ${goal(f, worst.error <= 0.02)}`);

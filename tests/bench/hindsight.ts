@@ -77,7 +77,9 @@ function sharedPrefix(r: Recorded, i: number, before: number, last: number, age:
   const previous = contextOf(r, i - 1, before, age);
   if (last === before) return previous;
   // A checkpoint after request i − 1: everything before the first newly edited message is shared.
-  const edited = r.outputs.filter((o) => o.request <= i - 1 && eligibleAt(o, last, age) && !(before >= 0 && eligibleAt(o, before, age)) && o.tokens !== o.judged);
+  const edited = r.outputs.filter(
+    (o) => o.request <= i - 1 && eligibleAt(o, last, age) && !(before >= 0 && eligibleAt(o, before, age)) && o.tokens !== o.judged,
+  );
   if (edited.length === 0) return previous;
   const first = Math.min(...edited.map((o) => o.message));
   let n = r.fixed;

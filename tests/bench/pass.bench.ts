@@ -48,7 +48,8 @@ function rgN(): { text: string; files: number } {
   let f = 0;
   for (; s.length < SIZE; f++) {
     const path = `packages/pkg-${f % 40}/src/services/module-${f}.ts`;
-    for (let m = 0; m < 1 + (f % 5); m++) s += `${path}:${10 + m * 7}:  if (res.status === ${f % 11 === 0 ? 503 : 200 + m}) return retry(req); // attempt ${m}\n`;
+    for (let m = 0; m < 1 + (f % 5); m++)
+      s += `${path}:${10 + m * 7}:  if (res.status === ${f % 11 === 0 ? 503 : 200 + m}) return retry(req); // attempt ${m}\n`;
   }
   return { text: s, files: f };
 }
@@ -75,7 +76,12 @@ function session(text: string, command: string): ProjectedEntry[] {
     entry("u1", { role: "user", content: [{ type: "text", text: "Which services retry when the upstream answers 503?" }], timestamp: 3 }),
     entry("a1", { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command } }], stopReason: "toolUse", timestamp: 4 }),
     entry("r1", { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: 5 }),
-    entry("a2", { role: "assistant", content: [{ type: "text", text: "The services in src/m7 and module-7 retry on 503." }], stopReason: "stop", timestamp: 6 }),
+    entry("a2", {
+      role: "assistant",
+      content: [{ type: "text", text: "The services in src/m7 and module-7 retry on 503." }],
+      stopReason: "stop",
+      timestamp: 6,
+    }),
   ];
 }
 
@@ -160,7 +166,9 @@ console.log("                                        wasm path  (plan)   TypeScr
 for (const r of rows) {
   const label = `  ${r.name} (${r.detail})`.padEnd(38);
   const what = `run-end pass, ${r.name}`;
-  console.log(`${label}${ms(r.wasm)}  ${ms(r.plan)}  ${ms(r.ts)}   ${(r.ts / r.wasm).toFixed(2)}x  ${timeBudget(what, r.wasm, 15)}, ${faster(what, r.ts / r.wasm)}`);
+  console.log(
+    `${label}${ms(r.wasm)}  ${ms(r.plan)}  ${ms(r.ts)}   ${(r.ts / r.wasm).toFixed(2)}x  ${timeBudget(what, r.wasm, 15)}, ${faster(what, r.ts / r.wasm)}`,
+  );
 }
 const worst = Math.max(...rows.map((r) => r.wasm));
 console.log(
@@ -210,7 +218,10 @@ for (const shape of [...shapes, { name: "secrets corpus", text: secretsText }]) 
   const [w, t] = [median(times[0]) / mb, median(times[1]) / mb];
   const found = `${guardCore.countSecrets(text)} / ${findSecrets(text).length}`;
   const what = `secrets step, ${shape.name}`;
-  const verdict = shape.text === secretsText ? `${w <= 15 ? "within" : "over"} the pass's 15 ms (printed, not gated: ${(w / guardCore.countSecrets(text) * 1000).toFixed(0)} µs a secret)` : `${timeBudget(what, w, 15)} (15 ms per MB)`;
+  const verdict =
+    shape.text === secretsText
+      ? `${w <= 15 ? "within" : "over"} the pass's 15 ms (printed, not gated: ${((w / guardCore.countSecrets(text)) * 1000).toFixed(0)} µs a secret)`
+      : `${timeBudget(what, w, 15)} (15 ms per MB)`;
   console.log(`  ${shape.name.padEnd(38)}${ms(w)}    ${ms(t)}   ${(t / w).toFixed(2)}x       ${found}   ${verdict}`);
 }
 

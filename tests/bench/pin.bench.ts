@@ -22,7 +22,13 @@ const MODEL = "anthropic/claude-sonnet-4-5";
 function body(outputs: string[]): any {
   const messages: any[] = [{ role: "user", content: "Fix all failing tests." }];
   outputs.forEach((text, i) => {
-    messages.push({ role: "assistant", content: [{ type: "text", text: `Step ${i}.` }, { type: "tool_use", id: `toolu_${i}`, name: "bash", input: { command: "npm test 2>&1" } }] });
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "text", text: `Step ${i}.` },
+        { type: "tool_use", id: `toolu_${i}`, name: "bash", input: { command: "npm test 2>&1" } },
+      ],
+    });
     messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: [{ type: "text", text }] }] });
   });
   const last = messages.at(-1).content;
@@ -30,12 +36,21 @@ function body(outputs: string[]): any {
   return {
     model: "claude-sonnet-4-5",
     system: [{ type: "text", text: "You are a coding agent.\n".repeat(90), cache_control: { type: "ephemeral" } }],
-    tools: ["read", "bash", "edit", "write"].map((name, i, all) => ({ name, input_schema: { type: "object" }, ...(i === all.length - 1 ? { cache_control: { type: "ephemeral" } } : {}) })),
+    tools: ["read", "bash", "edit", "write"].map((name, i, all) => ({
+      name,
+      input_schema: { type: "object" },
+      ...(i === all.length - 1 ? { cache_control: { type: "ephemeral" } } : {}),
+    })),
     messages,
   };
 }
 
-const log = (i: number) => Array.from({ length: Math.ceil(EACH / 60) }, (_, k) => (k % 41 === i % 41 ? `FAIL test/case-${k}.test.ts expected ${k}` : `PASS test/case-${k}.test.ts (${k % 97} ms)`)).join("\n").slice(0, EACH);
+const log = (i: number) =>
+  Array.from({ length: Math.ceil(EACH / 60) }, (_, k) =>
+    k % 41 === i % 41 ? `FAIL test/case-${k}.test.ts expected ${k}` : `PASS test/case-${k}.test.ts (${k % 97} ms)`,
+  )
+    .join("\n")
+    .slice(0, EACH);
 const outputs = Array.from({ length: OUTPUTS }, (_, i) => log(i));
 const requestChars = (b: unknown) => JSON.stringify(b).length;
 
@@ -61,7 +76,8 @@ const edited = [...outputs];
 edited[30] = "[context-guard] Distilled: FAIL lines kept.";
 const after = body(edited);
 
-const viaWasm = (l: CacheLog) => JSON.parse(l.plan(JSON.stringify(after), MODEL, 100)) as { marks: { message: number; block: number; why: string }[]; dropSystem: boolean };
+const viaWasm = (l: CacheLog) =>
+  JSON.parse(l.plan(JSON.stringify(after), MODEL, 100)) as { marks: { message: number; block: number; why: string }[]; dropSystem: boolean };
 const { wasm: w0, ts: t0 } = warmed();
 const a = viaWasm(w0);
 const b = t0.plan(after, 100);
@@ -94,4 +110,6 @@ const wasmMs = median(() => viaWasm(wasmLogs[i++].wasm));
 let j = 0;
 const tsMs = median(() => wasmLogs[j++].ts.plan(after, 100));
 console.log(`cache pin, first request after an edit, ${OUTPUTS} outputs, body ${(requestChars(after) / 1e6).toFixed(2)} MB (median of ${SAMPLES}):`);
-console.log(`  wasm path (JSON.stringify + CacheLog.plan + JSON.parse) ${wasmMs.toFixed(2)} ms, TypeScript version ${tsMs.toFixed(2)} ms: ratio TS / wasm ${(tsMs / wasmMs).toFixed(2)} (no budget in product.md; printed without a verdict)`);
+console.log(
+  `  wasm path (JSON.stringify + CacheLog.plan + JSON.parse) ${wasmMs.toFixed(2)} ms, TypeScript version ${tsMs.toFixed(2)} ms: ratio TS / wasm ${(tsMs / wasmMs).toFixed(2)} (no budget in product.md; printed without a verdict)`,
+);

@@ -49,7 +49,10 @@ const toolDefs = Array.from({ length: 50 }, (_, i) => ({
   description: text(150, 350),
   parameters: { type: "object", properties: { path: { type: "string", description: text(30, 60) } } },
 }));
-const contextFiles = Array.from({ length: 20 }, (_, i) => `<project_instructions path="/work/repo/pkg${i}/AGENTS.md">\n${text(300, 3000)}\n</project_instructions>`);
+const contextFiles = Array.from(
+  { length: 20 },
+  (_, i) => `<project_instructions path="/work/repo/pkg${i}/AGENTS.md">\n${text(300, 3000)}\n</project_instructions>`,
+);
 const sections = {
   preamble: text(200, 300),
   rules: text(2000, 3000),
@@ -57,15 +60,31 @@ const sections = {
   project_context: `<project_context>\nProject-specific instructions and guidelines:\n\n${contextFiles.join("\n\n")}\n</project_context>`,
   cwd: "<cwd>\n/work/repo\n</cwd>",
 };
-// biome-ignore lint: synthetic Pi messages are loosely typed
+// synthetic Pi messages are loosely typed
 const messages: any[] = [{ role: "system", content: "", sections, toolsAdded: toolDefs, timestamp: 0 }];
 // Each reply's usage, as a provider reports it: the context grows with the session.
-const usage = (i: number) => ({ input: 200, output: 300, cacheRead: 40 * i, cacheWrite: 500, totalTokens: 1000 + 40 * i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 } });
+const usage = (i: number) => ({
+  input: 200,
+  output: 300,
+  cacheRead: 40 * i,
+  cacheWrite: 500,
+  totalTokens: 1000 + 40 * i,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.001 },
+});
 let call = 0;
 while (messages.length < MESSAGES) {
   const i = messages.length;
   if (i % 97 === 0) messages.push({ role: "custom", customType: `pack-${i % 12}`, content: text(200, 8000), display: true, timestamp: i });
-  else if (i % 101 === 0) messages.push({ role: "bashExecution", command: `rg -n status src/${i}`, output: text(500, 20_000), exitCode: 0, cancelled: false, truncated: false, timestamp: i });
+  else if (i % 101 === 0)
+    messages.push({
+      role: "bashExecution",
+      command: `rg -n status src/${i}`,
+      output: text(500, 20_000),
+      exitCode: 0,
+      cancelled: false,
+      truncated: false,
+      timestamp: i,
+    });
   const content: unknown[] = [{ type: "text", text: text(100, 1500) }];
   if (i % 400 === 1) content.push({ type: "image", data: PNG, mimeType: "image/png" });
   messages.push({ role: "user", content, timestamp: i });
@@ -84,25 +103,31 @@ while (messages.length < MESSAGES) {
       timestamp: i,
     });
     const size = Math.floor(500 * 80 ** random());
-    messages.push({ role: "toolResult", toolCallId: id, toolName: t % 2 ? "read" : "bash", content: [{ type: "text", text: text(size, size + 1) }], isError: false, timestamp: i });
+    messages.push({
+      role: "toolResult",
+      toolCallId: id,
+      toolName: t % 2 ? "read" : "bash",
+      content: [{ type: "text", text: text(size, size + 1) }],
+      isError: false,
+      timestamp: i,
+    });
   }
   messages.push({ role: "assistant", content: [{ type: "text", text: text(200, 2000) }], stopReason: "stop", usage: usage(i), timestamp: i });
 }
 messages.length = MESSAGES;
 const chars = messages.reduce((s, m) => s + JSON.stringify(m).length, 0);
 
-
 const projection = { messages, entries: messages.map((m, i) => ({ sourceEntry: { id: `e${i}` }, messages: [m] })) };
 const branch = messages.map((m, i) => ({ type: "message", id: `e${i}`, message: m }));
 const events: ReportEvent[] = [];
-// biome-ignore lint: stand-ins for Pi's ExtensionAPI and ExtensionContext
+// stand-ins for Pi's ExtensionAPI and ExtensionContext
 const pi: any = {
   getActiveTools: () => toolDefs.map((t) => t.name),
   getAllTools: () => toolDefs,
   getSettings: () => ({}),
   events: { emit: (_: string, report: ReportEvent) => events.length < 1 && events.push(report) },
 };
-// biome-ignore lint: as above
+// as above
 const ctx: any = {
   sessionManager: { buildSessionProjection: () => projection, getBranch: () => branch, getEntries: () => branch },
   getContextUsage: () => ({ tokens: 4_200_000, contextWindow: 10_000_000, percent: 42 }),
@@ -142,7 +167,10 @@ const figures = (r: ContextReport) => ({
 assert.deepEqual(figures(a), figures(b));
 assert.equal(a.largest.length, 5);
 // The event carries each message's count as the core read it: Pi's own estimateTokens.
-assert.deepEqual(events[0]?.counts, messages.map((m) => estimateTokens(m)));
+assert.deepEqual(
+  events[0]?.counts,
+  messages.map((m) => estimateTokens(m)),
+);
 
 function median(run: () => unknown, samples = 101): number {
   for (let i = 0; i < 5; i++) run();
@@ -165,7 +193,9 @@ const [coreMs, referenceMs] = alternatingMedians([() => core.buildReport(inputs)
 // spell falls on both alike and the ratio the check gates on stays the ratio.
 const [wasmTotal, tsTotal] = alternatingMedians([viaWasm, viaTypeScript], 5, 301);
 const ms = (n: number) => `${n.toFixed(2)} ms`.padStart(9);
-console.log(`/context report, ${MESSAGES} messages (${(chars / 1e6).toFixed(1)} MB of message JSON), medians of 101 warm runs (the whole report: 301, alternating):`);
+console.log(
+  `/context report, ${MESSAGES} messages (${(chars / 1e6).toFixed(1)} MB of message JSON), medians of 101 warm runs (the whole report: 301, alternating):`,
+);
 console.log("                                       wasm path   TypeScript   TS / wasm");
 console.log(`  collect (Pi's estimateTokens, kinds) ${ms(collectMs)}    ${ms(collectMs)}   (shared code)`);
 console.log(`  build (the report from the inputs)   ${ms(coreMs)}    ${ms(referenceMs)}   ${(referenceMs / coreMs).toFixed(2)}x`);

@@ -29,9 +29,9 @@ const OUTPUT = 43 * 1024;
 const PNG = "iVBORw0KGgoAAAANSUhEUgAABQAAAAPACAIAAAB/fS41AAAAA"; // 1280×960
 const big = (i: number) => `${`line ${i} 日本 😀 status ok `.repeat(Math.ceil(OUTPUT / 28))}`.slice(0, OUTPUT);
 
-// biome-ignore lint: synthetic Pi entries are loosely typed
+// synthetic Pi entries are loosely typed
 const projection: any[] = [];
-// biome-ignore lint: loosely typed branch entries
+// loosely typed branch entries
 const branch: any[] = [];
 let n = 0;
 let outputs = 0;
@@ -44,7 +44,22 @@ while (projection.length < ENTRIES) {
   };
   const exchange = projection.length % 500 === 0 && projection.length > 0;
   const prompt = { role: "user", content: `question ${n} ${"x".repeat(200)}` };
-  push(prompt, exchange ? [{ role: "user", content: [{ type: "text", text: `[context-guard] Omitted an earlier exchange judged unrelated to the current work: "question" (3 messages, ~10k tokens). Full exchange: recall({"entryId":"e${n + 1}"}).` }] }] : undefined);
+  push(
+    prompt,
+    exchange
+      ? [
+          {
+            role: "user",
+            content: [
+              {
+                type: "text",
+                text: `[context-guard] Omitted an earlier exchange judged unrelated to the current work: "question" (3 messages, ~10k tokens). Full exchange: recall({"entryId":"e${n + 1}"}).`,
+              },
+            ],
+          },
+        ]
+      : undefined,
+  );
   const call = { role: "assistant", content: [{ type: "toolCall", id: `c${n}`, name: "bash", arguments: { command: "rg -n status" } }] };
   push(call, exchange ? [] : undefined);
   const image = outputs % 97 === 5;
@@ -56,13 +71,26 @@ while (projection.length < ENTRIES) {
   const visible = exchange
     ? []
     : distilled
-      ? [{ ...result, content: [{ type: "text", text: `[context-guard] Distilled the output of bash \`rg -n status\`: kept 9 of 410 lines.\n${"kept line\n".repeat(30)}` }] }]
+      ? [
+          {
+            ...result,
+            content: [
+              { type: "text", text: `[context-guard] Distilled the output of bash \`rg -n status\`: kept 9 of 410 lines.\n${"kept line\n".repeat(30)}` },
+            ],
+          },
+        ]
       : image
-        ? [{ ...result, content: [{ type: "text", text: "[context-guard] Removed 1 image from this output (1280×960; ~1.6k tokens), 3 turns old." }, content[0]] }]
+        ? [
+            {
+              ...result,
+              content: [{ type: "text", text: "[context-guard] Removed 1 image from this output (1280×960; ~1.6k tokens), 3 turns old." }, content[0]],
+            },
+          ]
         : undefined;
   push(result, visible);
   push({ role: "assistant", content: [{ type: "text", text: `answer ${n}` }] }, exchange ? [] : undefined);
-  if (n % 60 === 0) branch.push({ type: "custom", customType: "context-guard", data: { v: 1, savedChars: 120_000, requests: 3, inputTokens: 4000, costUsd: 0.001 } });
+  if (n % 60 === 0)
+    branch.push({ type: "custom", customType: "context-guard", data: { v: 1, savedChars: 120_000, requests: 3, inputTokens: 4000, costUsd: 0.001 } });
   if (n === 2_000) branch.push({ type: "compaction" });
 }
 projection.length = ENTRIES;
@@ -77,10 +105,7 @@ function wasmPath() {
 
 const fromWasm = wasmPath();
 const fromTs = savings(projection, branch);
-assert.deepEqual(
-  { savedChars: fromWasm.savedChars, items: fromWasm.items, lifetimeChars: fromWasm.lifetimeChars, compacted: fromWasm.compacted },
-  fromTs,
-);
+assert.deepEqual({ savedChars: fromWasm.savedChars, items: fromWasm.items, lifetimeChars: fromWasm.lifetimeChars, compacted: fromWasm.compacted }, fromTs);
 assert.ok(fromTs.items > 200 && fromTs.compacted);
 
 const read = () => savingsColumns(projection as ProjectedEntry[], branch).columns;
@@ -90,7 +115,9 @@ const core = () => guardCore.savings(columns);
 
 const [wasm, ts, readMs, coreMs] = alternatingMedians([wasmPath, reference, read, core], 200);
 const ms = (n: number) => `${n.toFixed(3)} ms`;
-console.log(`savings: ${ENTRIES} entries, ${(total / 1e6).toFixed(1)} M chars of tool output, ${fromTs.items} items kept out (${fromTs.savedChars} chars), Σ ${fromTs.lifetimeChars}; medians of 101 warm, alternating runs`);
+console.log(
+  `savings: ${ENTRIES} entries, ${(total / 1e6).toFixed(1)} M chars of tool output, ${fromTs.items} items kept out (${fromTs.savedChars} chars), Σ ${fromTs.lifetimeChars}; medians of 101 warm, alternating runs`,
+);
 console.log(`wasm path (savingsColumns + guardCore.savings): ${ms(wasm)} (budget 30 ms: ${timeBudget("savings", wasm, 30)})`);
 console.log(`  of which reading Pi and packing the columns:  ${ms(readMs)}`);
 console.log(`  and the core call (copy in, rules, JSON out): ${ms(coreMs)}`);

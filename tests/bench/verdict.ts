@@ -87,7 +87,9 @@ export function timeBudget(what: string, ms: number, budgetMs: number, cpuMs?: n
   if (!(judged <= limit)) {
     const scale = clock === "cpu" ? calibration().cpuScale : calibration().scale;
     const time = clock === "cpu" ? "ms of CPU time" : "ms";
-    failures.push(`${what}: ${round(judged)} ${time}, more than ${LEEWAY} × its budget of ${budgetMs} ms × calibration ${scale.toFixed(2)} (${round(limit)} ms)`);
+    failures.push(
+      `${what}: ${round(judged)} ${time}, more than ${LEEWAY} × its budget of ${budgetMs} ms × calibration ${scale.toFixed(2)} (${round(limit)} ms)`,
+    );
   }
   return ms <= budgetMs ? "within budget" : "OVER BUDGET";
 }

@@ -38,8 +38,20 @@ interface Made {
 async function sessions(dir: string): Promise<Made[]> {
   const made: Made[] = [
     { path: join(dir, "with-long.jsonl"), cwd: LONG_CWD, startedAt: "2026-03-04T09:15:00.000Z", prompt: PROMPT, guard: true },
-    { path: join(dir, "with-short.jsonl"), cwd: "/home/someone/work/api", startedAt: "2026-03-04T16:02:00.000Z", prompt: "List the services that retry.", guard: true },
-    { path: join(dir, "without.jsonl"), cwd: "/home/someone/work/shop", startedAt: "2026-03-05T14:40:00.000Z", prompt: "Why do checkout requests time out?", guard: false },
+    {
+      path: join(dir, "with-short.jsonl"),
+      cwd: "/home/someone/work/api",
+      startedAt: "2026-03-04T16:02:00.000Z",
+      prompt: "List the services that retry.",
+      guard: true,
+    },
+    {
+      path: join(dir, "without.jsonl"),
+      cwd: "/home/someone/work/shop",
+      startedAt: "2026-03-05T14:40:00.000Z",
+      prompt: "Why do checkout requests time out?",
+      guard: false,
+    },
   ];
   const tools = [["bash", "read"], ["read"], ["bash", "mcp__github__search_repositories_with_a_rather_long_tool_name_indeed"]];
   for (const [i, m] of made.entries()) {
@@ -61,13 +73,15 @@ async function sessions(dir: string): Promise<Made[]> {
 /** Runs in the page: every text that runs out of its element, out of a block around it, or off the page. */
 function overflows(): string[] {
   const problems: string[] = [];
-  const name = (el: Element) => `<${el.tagName.toLowerCase()}${el.getAttribute("class") ? ` class="${el.getAttribute("class")}"` : ""}> "${(el.textContent ?? "").trim().slice(0, 50)}"`;
+  const name = (el: Element) =>
+    `<${el.tagName.toLowerCase()}${el.getAttribute("class") ? ` class="${el.getAttribute("class")}"` : ""}> "${(el.textContent ?? "").trim().slice(0, 50)}"`;
   const root = document.documentElement;
   if (root.scrollWidth > window.innerWidth) problems.push(`the page scrolls sideways: ${root.scrollWidth} px wide in ${window.innerWidth}`);
   for (const el of Array.from(document.body.querySelectorAll("*"))) {
     if (el.closest("svg")) continue;
     const own = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? "").trim() !== "");
-    if (own && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) problems.push(`${name(el)}: its text is ${el.scrollWidth} px wide in a ${el.clientWidth} px box`);
+    if (own && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
+      problems.push(`${name(el)}: its text is ${el.scrollWidth} px wide in a ${el.clientWidth} px box`);
   }
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -84,7 +98,8 @@ function overflows(): string[] {
         if (!clips && (cs.display === "inline" || cs.display === "contents")) continue;
         const box = a.getBoundingClientRect();
         if (r.left < box.left - 0.5 || r.right > box.right + 0.5) problems.push(`${name(host)}: text runs out of ${name(a)} sideways`);
-        if (clips && (r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)) problems.push(`${name(host)}: text cut by ${name(a)} (overflow ${cs.overflowX}/${cs.overflowY})`);
+        if (clips && (r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5))
+          problems.push(`${name(host)}: text cut by ${name(a)} (overflow ${cs.overflowX}/${cs.overflowY})`);
       }
     }
   }
@@ -94,7 +109,8 @@ function overflows(): string[] {
     if (!svg) continue;
     const r = text.getBoundingClientRect();
     const box = svg.getBoundingClientRect();
-    if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5) problems.push(`${name(text)}: chart text cut at the chart's edge`);
+    if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
+      problems.push(`${name(text)}: chart text cut at the chart's edge`);
   }
   return problems;
 }
@@ -108,7 +124,8 @@ function legends(): { problems: string[]; marks: Record<string, number>; entries
     const cs = getComputedStyle(e);
     return `fill ${cs.fill}, stroke ${cs.stroke}, dashes ${cs.strokeDasharray}`;
   };
-  for (const svg of Array.from(document.querySelectorAll("svg"))) if (!svg.closest("figure")) problems.push(`an SVG outside a figure, with no legend: ${svg.outerHTML.slice(0, 80)}`);
+  for (const svg of Array.from(document.querySelectorAll("svg")))
+    if (!svg.closest("figure")) problems.push(`an SVG outside a figure, with no legend: ${svg.outerHTML.slice(0, 80)}`);
   for (const figure of Array.from(document.querySelectorAll("figure"))) {
     const shown = new Map<string, string>();
     for (const li of Array.from(figure.querySelectorAll(".legend li"))) {
@@ -183,14 +200,23 @@ test(`Pi ${piVersion}: the audit page in Chromium: nothing cut, every mark expla
     assert.equal(r.status, 0, r.stderr);
     // The terminal's text: the same names, and nothing of the prompt that a terminal would obey.
     assert.doesNotMatch(r.stdout, CONTROL, "no control character reaches the terminal");
-    assert.match(r.stdout, /^2026-03-04 09:15 {2}a-very-long-project-folder-name-with-no-break-in-it-.*end {2}"Find the handler 🔍 that answers 状态 requests/m);
+    assert.match(
+      r.stdout,
+      /^2026-03-04 09:15 {2}a-very-long-project-folder-name-with-no-break-in-it-.*end {2}"Find the handler 🔍 that answers 状态 requests/m,
+    );
     assert.match(r.stdout, /^2026-03-05 14:40 {2}shop {2}"Why do checkout requests time out\?"$/m);
-    assert.match(r.stdout, /^ {2}The guard kept \S+ tokens of tool output out of the context at \d+ run ends and checkpoints, so the requests after that sent \S+ fewer tokens in all\. Its classifier cost/m);
+    assert.match(
+      r.stdout,
+      /^ {2}The guard kept \S+ tokens of tool output out of the context at \d+ run ends and checkpoints, so the requests after that sent \S+ fewer tokens in all\. Its classifier cost/m,
+    );
     assert.match(r.stdout, /^ {2}guard would: remove old images: none; ask its classifier about \d+ tool outputs \(\S+ tokens\) it could shorten or drop\.$/m);
     // Plain words (issue 28): none of the audit's old jargon, and "would" only for the session without the guard.
     assert.doesNotMatch(r.stdout, /candidate|sparing|passes|measured by the \w+ rule|not added|whole file \(/);
     assert.equal(r.stdout.match(/^ {2}guard would:/gm)?.length, 1, "one session without the guard");
-    assert.match(r.stdout, /^ {2}Dropping them would spare the later requests up to \S+ tokens \(about \$[\d.]+\) but make the provider write \S+ tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost), estimated at \$[\d.]+ per million input tokens/m);
+    assert.match(
+      r.stdout,
+      /^ {2}Dropping them would spare the later requests up to \S+ tokens \(about \$[\d.]+\) but make the provider write \S+ tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost), estimated at \$[\d.]+ per million input tokens/m,
+    );
     assert.match(r.stdout, /^total: 3 sessions \(2 with the guard, 1 without\)/m);
     assert.match(r.stdout, /With the guard against without, per session on average: /);
 
@@ -226,7 +252,11 @@ test(`Pi ${piVersion}: the audit page in Chromium: nothing cut, every mark expla
       tab.on("request", (q) => fetched.push(q.url()));
       await tab.setViewport({ width, height: 900 });
       await tab.goto(pathToFileURL(page).href, { waitUntil: "load" });
-      assert.deepEqual(fetched.filter((u) => !u.startsWith("file:")), [], `${width} px: the page fetched nothing but itself`);
+      assert.deepEqual(
+        fetched.filter((u) => !u.startsWith("file:")),
+        [],
+        `${width} px: the page fetched nothing but itself`,
+      );
 
       const cut = await tab.evaluate(overflows);
       assert.deepEqual(cut, [], `${width} px: text runs out of its box`);
@@ -256,9 +286,17 @@ test(`Pi ${piVersion}: the audit page in Chromium: nothing cut, every mark expla
         if (m.prompt.length > 200) assert.ok(card.prompt.endsWith("…”") && card.prompt.length < 200, `a long prompt is clipped: ${card.prompt}`);
         else assert.equal(card.prompt, `“${m.prompt}”`);
         // Said in plain sentences, with tokens and dollars.
-        if (!m.guard) assert.match(card.would, /^The guard would show its classifier \d+ tool outputs of \S+ tokens to shorten or drop\. Dropping them would spare the later requests up to \S+ tokens \(about \$[\d.]+\) but make the provider write \S+ tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost)/);
+        if (!m.guard)
+          assert.match(
+            card.would,
+            /^The guard would show its classifier \d+ tool outputs of \S+ tokens to shorten or drop\. Dropping them would spare the later requests up to \S+ tokens \(about \$[\d.]+\) but make the provider write \S+ tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost)/,
+          );
         else assert.equal(card.would, "", "no 'would' where the guard ran");
-        if (m.guard) assert.match(card.did, /^The guard kept \S+ tokens of tool output out of the context at \d+ run ends and checkpoints, so the requests after that sent \S+ fewer tokens in all\. Its classifier cost \$[\d.]+\./);
+        if (m.guard)
+          assert.match(
+            card.did,
+            /^The guard kept \S+ tokens of tool output out of the context at \d+ run ends and checkpoints, so the requests after that sent \S+ fewer tokens in all\. Its classifier cost \$[\d.]+\./,
+          );
         else assert.equal(card.did, "");
       }
       const long = shown.cards.find((c) => c.paths.includes(made[0].path));

@@ -45,13 +45,10 @@ async function recorded(dir: string, guard: boolean) {
     await pi.prompt("Which services retry on 503?");
     if (guard) {
       // The model recalls the distilled search by the id in its note, as a model would.
-      pi.script(
-        (request) => {
-          const id = request.messages.map((m: Loose) => /recall\(\{"entryId":"([^"]+)"\}\)/.exec(m.role === "toolResult" ? textOf(m) : "")?.[1]).find(Boolean);
-          return { tool: "recall", args: { entryId: id ?? "" }, id: "rc0" };
-        },
-        "Here it is.",
-      );
+      pi.script((request) => {
+        const id = request.messages.map((m: Loose) => /recall\(\{"entryId":"([^"]+)"\}\)/.exec(m.role === "toolResult" ? textOf(m) : "")?.[1]).find(Boolean);
+        return { tool: "recall", args: { entryId: id ?? "" }, id: "rc0" };
+      }, "Here it is.");
       await pi.prompt("Show the search again.");
     }
     pi.script("You are welcome.");
@@ -61,7 +58,14 @@ async function recorded(dir: string, guard: boolean) {
     const context = pi.notifications.at(-1)?.message ?? "";
     await pi.prompt("/guard details");
     const guardText = pi.notifications.at(-1)?.message ?? "";
-    return { branch, context, guardText, file: pi.session.sessionManager.getSessionFile() as string, grep: toolResultEntry(branch, "grep1"), read: toolResultEntry(branch, "read1") };
+    return {
+      branch,
+      context,
+      guardText,
+      file: pi.session.sessionManager.getSessionFile() as string,
+      grep: toolResultEntry(branch, "grep1"),
+      read: toolResultEntry(branch, "read1"),
+    };
   } finally {
     await pi.dispose();
   }
@@ -77,14 +81,20 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
     const out = JSON.parse(r.stdout);
     assert.equal(out.version, 1);
     assert.equal(out.sessions.length, 2);
-    for (const [held, guarded] of [[on, true], [off, false]] as const) {
+    for (const [held, guarded] of [
+      [on, true],
+      [off, false],
+    ] as const) {
       const s = out.sessions.find((x: Loose) => x.path === held.file);
       assert.ok(s, `${held.file} audited`);
       // What /context said of the same branch: requests with usage, peak and last context.
       const series = /Context per request: (\d+) on this branch, first (\S+), peak (\S+) \(request \d+\), last (\S+)/.exec(held.context);
       assert.ok(series, held.context);
       assert.equal(s.branch.contextSeries.length, Number(series[1]));
-      assert.deepEqual([s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)), [series[2], series[3], series[4]]);
+      assert.deepEqual(
+        [s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)),
+        [series[2], series[3], series[4]],
+      );
       // What /guard said: the records' savings on this branch.
       const saved = /on this branch in all: ~\S+ tokens \((\S+) chars\)/.exec(held.guardText);
       assert.ok(saved, held.guardText);
@@ -102,7 +112,10 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
       const records = entriesOf(held.branch, "custom", "context-guard");
       assert.equal(s.branch.guardRecords, records.length);
       const keptLarge = records.flatMap((e: Loose) => e.data.results).filter((x: Loose) => x.outcome !== "kept" && x.kind === "large");
-      assert.equal(s.branch.keptOut.large ?? 0, keptLarge.reduce((n: number, x: Loose) => n + x.beforeChars - x.afterChars, 0));
+      assert.equal(
+        s.branch.keptOut.large ?? 0,
+        keptLarge.reduce((n: number, x: Loose) => n + x.beforeChars - x.afterChars, 0),
+      );
       const ids = s.wouldDo.candidates.map((c: Loose) => c.entryId);
       if (guarded) {
         assert.ok(records.length >= 1, "the guard recorded a pass");
@@ -113,11 +126,17 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
         assert.equal(grep.kind, "large");
         assert.equal(grep.chars, textOf(held.grep.message).length);
         assert.ok(grep.rewriteChars >= grep.chars, "the rewrite starts at the edited output");
-        assert.equal(s.wouldDo.upper.chars, s.wouldDo.candidates.filter((c: Loose) => c.kind !== "exchange").reduce((n: number, c: Loose) => n + c.chars, 0));
+        assert.equal(
+          s.wouldDo.upper.chars,
+          s.wouldDo.candidates.filter((c: Loose) => c.kind !== "exchange").reduce((n: number, c: Loose) => n + c.chars, 0),
+        );
       }
     }
     // What names a session for a person: Pi's header (start, folder) and the first prompt; the guard on where its records are.
-    for (const [held, guarded] of [[on, true], [off, false]] as const) {
+    for (const [held, guarded] of [
+      [on, true],
+      [off, false],
+    ] as const) {
       const s = out.sessions.find((x: Loose) => x.path === held.file);
       const header = JSON.parse(readFileSync(held.file, "utf8").split("\n")[0]);
       assert.equal(s.startedAt, header.timestamp);
@@ -141,7 +160,10 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
       const date = `${header.timestamp.slice(0, 10)} ${header.timestamp.slice(11, 16)}`;
       assert.ok(t.stdout.includes(`${date}  ${basename(header.cwd)}  "Which services retry on 503?"`), t.stdout);
     }
-    assert.match(t.stdout, /^ {2}The guard kept \S+ tokens of tool output out of the context at \d+ run (end or checkpoint|ends and checkpoints), so the requests after that sent \S+ fewer tokens in all\. .*The agent asked for removed output back once/m);
+    assert.match(
+      t.stdout,
+      /^ {2}The guard kept \S+ tokens of tool output out of the context at \d+ run (end or checkpoint|ends and checkpoints), so the requests after that sent \S+ fewer tokens in all\. .*The agent asked for removed output back once/m,
+    );
     assert.match(t.stdout, /^total: 2 sessions \(1 with the guard, 1 without\)/m);
     assert.match(t.stdout, /With the guard against without, per session on average: /);
     const page = join(dir, "audit.html");
@@ -170,7 +192,6 @@ test(`Pi ${piVersion}: audit figures of real sessions, with and without the guar
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
 
 test(`Pi ${piVersion}: a real session with a compaction, an image and a branch left behind`, async () => {
   const dir = mkdtempSync(join(tmpdir(), "cg-audit-tree-"));
@@ -221,7 +242,10 @@ test(`Pi ${piVersion}: a real session with a compaction, an image and a branch l
     const series = /Context per request: (\d+) on this branch, first (\S+), peak (\S+) \(request \d+\), last (\S+)/.exec(context);
     assert.ok(series, context);
     assert.equal(s.branch.contextSeries.length, Number(series[1]));
-    assert.deepEqual([s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)), [series[2], series[3], series[4]]);
+    assert.deepEqual(
+      [s.branch.contextSeries[0], s.branch.peakContext, s.branch.finalContext].map((n: number) => wasm.shortCount(n)),
+      [series[2], series[3], series[4]],
+    );
     // The image is 3 replies old on the branch: the lower bound, with no classifier.
     assert.equal(s.wouldDo.lower.items, 1);
     const shot = s.wouldDo.candidates.find((c: Loose) => c.kind === "image");
@@ -235,7 +259,12 @@ test(`Pi ${piVersion}: a real session with a compaction, an image and a branch l
     assert.match(html, new RegExp(`<title>Pi compacted the conversation after request ${s.branch.compactionsAt[0]}</title>`));
     assert.match(html, /<span>Pi compacted the conversation here \(older messages replaced by a summary\)<\/span>/, "and the legend says what the mark is");
     // The old image, in words: removed without asking, in tokens.
-    assert.match(html, new RegExp(`<p class="would">The guard would remove 1 old image \\(${(shot.chars / 4 / 1000).toFixed(1).replace(".", "\\.")}k tokens\\) without asking anyone`));
+    assert.match(
+      html,
+      new RegExp(
+        `<p class="would">The guard would remove 1 old image \\(${(shot.chars / 4 / 1000).toFixed(1).replace(".", "\\.")}k tokens\\) without asking anyone`,
+      ),
+    );
   } finally {
     await pi.dispose();
     rmSync(dir, { recursive: true, force: true });
@@ -272,7 +301,10 @@ test("bad input: a clear message per file, the others audited, exit 0 with one r
     // Six files: the progress bar on stderr, ending at 6/6.
     assert.match(r.stderr, /\[#{30}\] 6\/6 files/);
     // The cut line does not change the figures.
-    assert.deepEqual(out.sessions.find((s: Loose) => s.path.endsWith("cut.jsonl")).branch, out.sessions.find((s: Loose) => s.path.endsWith("good.jsonl")).branch);
+    assert.deepEqual(
+      out.sessions.find((s: Loose) => s.path.endsWith("cut.jsonl")).branch,
+      out.sessions.find((s: Loose) => s.path.endsWith("good.jsonl")).branch,
+    );
     const none = audit([join(dir, "notes.jsonl"), join(dir, "new.jsonl"), join(dir, "missing.jsonl")]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /missing\.jsonl: no such file or folder/);

@@ -45,7 +45,10 @@ async function runSession(pauses: number[], cacheWarming: "off" | "idle"): Promi
   const prompts = pausedSession(p, pauses);
   const clock = shiftedClock();
   try {
-    const server = await startAnthropicServer(prompts.flatMap((x) => x.steps), { clock });
+    const server = await startAnthropicServer(
+      prompts.flatMap((x) => x.steps),
+      { clock },
+    );
     const loopback = anthropicSession(server);
     const pi = await startSession({
       ...loopback.options,
@@ -97,7 +100,11 @@ test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in 
       .map(({ e, i }) => ({ k: promptOf(run.branch)[i], ids: e.data.results.filter((r: Loose) => r.reason === "deferred").map((r: Loose) => r.entryId) }));
   const waited = deferredIn(short).find((d) => d.k === 4);
   assert.ok(waited, `the fifth run end deferred an exchange omission (deferred at prompts ${deferredIn(short).map((d) => d.k + 1)})`);
-  assert.equal(records(short.branch).filter(({ e }) => lapsedDecisions(e).length > 0).length, 0, "nothing went in on a cold cache: no deferral preceded a 10-minute pause");
+  assert.equal(
+    records(short.branch).filter(({ e }) => lapsedDecisions(e).length > 0).length,
+    0,
+    "nothing went in on a cold cache: no deferral preceded a 10-minute pause",
+  );
   const rawText = (run: Run, id: string): string => {
     const content = run.branch.find((x: Loose) => x.id === id).message.content;
     return typeof content === "string" ? content : content[0].text;
@@ -114,7 +121,10 @@ test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in 
   const cold = await runSession(LAST_LONG, "off");
   const at = promptOf(cold.branch);
   const pauses = [0, ...LAST_LONG];
-  assert.ok(deferredIn(cold).some((d) => d.k === 4), "the fifth run end deferred it here too");
+  assert.ok(
+    deferredIn(cold).some((d) => d.k === 4),
+    "the fifth run end deferred it here too",
+  );
   // The opening passes: records whose decisions were weighed on a lapsed cache.
   const openings = records(cold.branch).filter(({ e }) => lapsedDecisions(e).length > 0);
   assert.ok(openings.length > 0, "an omission went in on a lapsed cache");
@@ -147,8 +157,16 @@ test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in 
   }
   // After the 2-minute pauses, nothing went in at a prompt's start.
   for (const k of pauses.keys()) if (pauses[k] === 2) assert.ok(!openings.some(({ i }) => at[i] === k), `nothing at prompt ${k + 1}`);
-  console.log((cold.guardLine ?? "").split("\n").filter((l) => l.includes("break-even")).join("\n"));
-  assert.match(cold.guardLine ?? "", /break-even: exchanges [\d.]+k saved: cache lapsed after 10 min idle, nothing written again for it; saves \$[\d.]+ over ~\d+ later requests \(anthropic\) → paid off/);
+  console.log(
+    (cold.guardLine ?? "")
+      .split("\n")
+      .filter((l) => l.includes("break-even"))
+      .join("\n"),
+  );
+  assert.match(
+    cold.guardLine ?? "",
+    /break-even: exchanges [\d.]+k saved: cache lapsed after 10 min idle, nothing written again for it; saves \$[\d.]+ over ~\d+ later requests \(anthropic\) → paid off/,
+  );
 
   // Pi's idle cache warming on: Pi could keep the cache alive for 30 minutes, so the omission keeps waiting.
   const warm = await runSession(LAST_LONG, "idle");
@@ -164,7 +182,9 @@ test(`Pi ${piVersion}: an exchange omission held back by the money rule goes in 
     for (const n of [first, first + 1]) {
       const [withEdit, without] = [cost(cold.usage[n]), cost(warm.usage[n])];
       assert.ok(withEdit <= without, `request ${n + 1}: $${withEdit.toFixed(5)} with the edit, $${without.toFixed(5)} without`);
-      console.log(`request ${n + 1} (prompt ${at[i] + 1}): $${withEdit.toFixed(5)} with the edit (written ${cold.usage[n].written}, read ${cold.usage[n].read}), $${without.toFixed(5)} without (written ${warm.usage[n].written}, read ${warm.usage[n].read})`);
+      console.log(
+        `request ${n + 1} (prompt ${at[i] + 1}): $${withEdit.toFixed(5)} with the edit (written ${cold.usage[n].written}, read ${cold.usage[n].read}), $${without.toFixed(5)} without (written ${warm.usage[n].written}, read ${warm.usage[n].read})`,
+      );
     }
   }
 });

@@ -17,7 +17,10 @@ function pinnedByTheBook(pis: Loose): Loose {
   const messages: Loose[] = body.messages;
   let last = messages.length - 1;
   while (last >= 0 && messages[last].role === "system") last--;
-  const rolling = [...messages].reverse().flatMap((m) => (Array.isArray(m.content) ? [...m.content].reverse() : [])).find((b) => b.cache_control)?.cache_control;
+  const rolling = [...messages]
+    .reverse()
+    .flatMap((m) => (Array.isArray(m.content) ? [...m.content].reverse() : []))
+    .find((b) => b.cache_control)?.cache_control;
   for (let i = last - 1; i >= 0; i--) {
     const m = messages[i];
     if (m.role !== "user") continue;
@@ -41,7 +44,12 @@ async function run(calls: number, guardSettings: Record<string, unknown> = {}) {
   // The payload as the last hook returns it (extensions passed here run after this package's).
   const hooked: string[] = [];
   const recorder = (pi: Loose) => pi.on("before_provider_request", (event: Loose) => void hooked.push(JSON.stringify(event.payload)));
-  const pi = await startSession({ ...loopback.options, extensions: [...(loopback.options.extensions ?? []), recorder], guardSettings, files: { "README.md": "steps\n" } });
+  const pi = await startSession({
+    ...loopback.options,
+    extensions: [...(loopback.options.extensions ?? []), recorder],
+    guardSettings,
+    files: { "README.md": "steps\n" },
+  });
   try {
     await loopback.select(pi);
     await pi.prompt("Run the steps one by one.");

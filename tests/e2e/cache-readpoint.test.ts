@@ -49,7 +49,8 @@ async function twoPrompts(c: Case) {
   const script: Step[] = [];
   for (let i = 0; i < CALLS; i++) {
     const lines = i === c.large ? 300 : 30;
-    files[`logs/part${i}.txt`] = Array.from({ length: lines }, (_, k) => `part ${i} line ${k}: ${k % 37 === 5 ? "KEEP this failure" : "ok, nothing to see here"}`).join("\n") + "\n";
+    files[`logs/part${i}.txt`] =
+      Array.from({ length: lines }, (_, k) => `part ${i} line ${k}: ${k % 37 === 5 ? "KEEP this failure" : "ok, nothing to see here"}`).join("\n") + "\n";
     script.push({ tool: "bash", args: { command: `cat logs/part${i}.txt` } });
   }
   script.push("Read all parts.", "Summary: the failures are the KEEP lines.");
@@ -79,7 +80,11 @@ async function twoPrompts(c: Case) {
     assert.equal(server.bodies.length, CALLS + 2);
     for (const u of server.usage) assert.equal(u.rejected, undefined, "Anthropic would accept every body");
     await pi.prompt("/guard details");
-    const guard = pi.notifications.map((n) => n.message).filter((m) => m.startsWith("context-guard: on")).at(-1) ?? "";
+    const guard =
+      pi.notifications
+        .map((n) => n.message)
+        .filter((m) => m.startsWith("context-guard: on"))
+        .at(-1) ?? "";
     return { body: server.bodies[CALLS + 1], usage: server.usage[CALLS + 1], guard };
   } finally {
     await pi.dispose();

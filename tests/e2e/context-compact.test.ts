@@ -28,7 +28,10 @@ test(`Pi ${piVersion}: /context compact compacts with the instructions and repor
     // (Pi makes two summary requests when it cuts inside a turn.)
     const summaries = pi.requests.slice(requestsBefore);
     assert.ok(summaries.length >= 1);
-    assert.ok(summaries.some((r) => /focus on the parser/.test(JSON.stringify(r.messages))), "the instructions reached the summarizer");
+    assert.ok(
+      summaries.some((r) => /focus on the parser/.test(JSON.stringify(r.messages))),
+      "the instructions reached the summarizer",
+    );
     const entry = pi.branch().findLast((e: Loose) => e.type === "compaction");
     assert.ok(entry, "a compaction entry");
     const after = rec.last();

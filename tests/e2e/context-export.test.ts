@@ -37,9 +37,15 @@ test(`Pi ${piVersion}: /context export writes the report as versioned JSON, the 
     assert.ok(!Number.isNaN(Date.parse(data.createdAt)));
     // Every row, the per-message counts (Pi's estimateTokens), the history, the series.
     const messages = pi.projection().messages;
-    assert.deepEqual(data.counts, messages.map((m: Loose) => agent.estimateTokens(m)));
+    assert.deepEqual(
+      data.counts,
+      messages.map((m: Loose) => agent.estimateTokens(m)),
+    );
     for (const id of ["system", "system:preamble", "tools", "tool:read", "user", "assistant", "toolResults", "result:read"]) {
-      assert.ok(data.rows.some((r: Loose) => r.id === id), id);
+      assert.ok(
+        data.rows.some((r: Loose) => r.id === id),
+        id,
+      );
     }
     assert.equal(data.requests.count, 2);
     assert.equal(data.series.tokens.length, 2);
@@ -71,7 +77,10 @@ test(`Pi ${piVersion} print: pi -p "/context export report.json" writes the file
     const data = JSON.parse(readFileSync(join(dir.cwd, "report.json"), "utf8"));
     assert.equal(data.schema, "pi-context-guard/context-report");
     assert.ok(data.rows.some((r: Loose) => r.id === "system"));
-    assert.deepEqual(readdirSync(dir.cwd).filter((f) => f.endsWith(".json")), ["report.json"]);
+    assert.deepEqual(
+      readdirSync(dir.cwd).filter((f) => f.endsWith(".json")),
+      ["report.json"],
+    );
   } finally {
     dir.remove();
   }

@@ -62,12 +62,20 @@ test(`Pi ${piVersion}: /context shows the guard's part by kind and the outputs t
     const bash = record?.data.results.find((r: Loose) => r.tool === "bash" && r.outcome !== "kept");
     return { tool: "recall", args: { entryId: bash?.entryId ?? "none" } };
   };
-  pi = await startSession({ files: fixtureRepo(), classifier: keepMatching("=== 503"), extensions: [rec.extension], script: [...script, recallBash, "Recalled it."] });
+  pi = await startSession({
+    files: fixtureRepo(),
+    classifier: keepMatching("=== 503"),
+    extensions: [rec.extension],
+    script: [...script, recallBash, "Recalled it."],
+  });
   try {
     await pi.prompt("Which services retry on 503?");
     await pi.prompt("Show me the whole search output again");
     const branch = pi.branch();
-    assert.ok(branch.some((e: Loose) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "recall"), "the model called recall");
+    assert.ok(
+      branch.some((e: Loose) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "recall"),
+      "the model called recall",
+    );
     await pi.prompt("/context");
     const detail = rec.last().keptDetail;
 
@@ -79,7 +87,11 @@ test(`Pi ${piVersion}: /context shows the guard's part by kind and the outputs t
     for (const k of detail.kinds) {
       const mine = out.filter((r) => r.kind === k.kind);
       assert.equal(k.items, mine.length, k.kind);
-      assert.equal(k.chars, mine.reduce((s, r) => s + r.beforeChars - r.afterChars, 0), k.kind);
+      assert.equal(
+        k.chars,
+        mine.reduce((s, r) => s + r.beforeChars - r.afterChars, 0),
+        k.kind,
+      );
     }
     assert.equal(detail.keptOut, out.length);
     assert.equal(detail.recalled, 1);
@@ -98,7 +110,13 @@ test(`Pi ${piVersion}: /context shows the guard's part by kind and the outputs t
 
 test(`Pi ${piVersion} json mode: /context's entry stays out of the model's context, /guard's figures and the report's own`, async () => {
   const rec = recorder();
-  const pi = await startSession({ mode: "json", files: fixtureRepo(), classifier: keepMatching("=== 503"), extensions: [rec.extension], script: [...script, "Still nine."] });
+  const pi = await startSession({
+    mode: "json",
+    files: fixtureRepo(),
+    classifier: keepMatching("=== 503"),
+    extensions: [rec.extension],
+    script: [...script, "Still nine."],
+  });
   try {
     await pi.prompt("Which services retry on 503?");
     await pi.prompt("/guard details");

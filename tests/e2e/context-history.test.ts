@@ -14,7 +14,11 @@ import { recorder } from "./context-helpers.ts";
 
 const count = (n: number) => (n < 1000 ? String(n) : `${(Math.floor((n + 50) / 100) / 10).toFixed(1)}k`);
 const valid = (e: Loose) =>
-  e.type === "message" && e.message.role === "assistant" && e.message.usage && !["aborted", "error"].includes(e.message.stopReason) && agent.calculateContextTokens(e.message.usage) > 0;
+  e.type === "message" &&
+  e.message.role === "assistant" &&
+  e.message.usage &&
+  !["aborted", "error"].includes(e.message.stopReason) &&
+  agent.calculateContextTokens(e.message.usage) > 0;
 
 /** The branch's requests as Pi counts them, each with what came before it since the previous one. */
 function expectedSeries(branch: Loose[]) {
@@ -52,10 +56,16 @@ test(`Pi ${piVersion}: context per request over the branch, with compactions and
   });
   try {
     await pi.prompt("Which services retry on 503?");
-    assert.ok(pi.branch().some((e: Loose) => e.type === "context_edit"), "the guard distilled at run end");
+    assert.ok(
+      pi.branch().some((e: Loose) => e.type === "context_edit"),
+      "the guard distilled at run end",
+    );
     await pi.prompt("Thanks");
     await pi.prompt("/context compact");
-    assert.ok(pi.branch().some((e: Loose) => e.type === "compaction"), pi.notifications.at(-1)?.message);
+    assert.ok(
+      pi.branch().some((e: Loose) => e.type === "compaction"),
+      pi.notifications.at(-1)?.message,
+    );
     await pi.prompt("And now?");
     await pi.prompt("/context");
     const report = rec.last();
@@ -64,10 +74,7 @@ test(`Pi ${piVersion}: context per request over the branch, with compactions and
     const tokens = series.map((s) => s.tokens);
     const peak = Math.max(...tokens);
     const r = report.requests;
-    assert.deepEqual(
-      [r.count, r.first, r.peak, r.peakAt, r.last],
-      [series.length, tokens[0], peak, tokens.indexOf(peak) + 1, tokens.at(-1)],
-    );
+    assert.deepEqual([r.count, r.first, r.peak, r.peakAt, r.last], [series.length, tokens[0], peak, tokens.indexOf(peak) + 1, tokens.at(-1)]);
     assert.equal(r.compactions, series.filter((s) => s.compaction).length);
     assert.equal(r.compactions, 1, "the request after the compaction");
     assert.equal(r.edits, series.filter((s) => s.edit).length);
@@ -78,7 +85,9 @@ test(`Pi ${piVersion}: context per request over the branch, with compactions and
 
     const text = pi.notifications.at(-1)?.message ?? "";
     assert.ok(
-      text.includes(`\nContext per request: ${series.length} on this branch, first ${count(tokens[0])}, peak ${count(peak)} (request ${r.peakAt}), last ${count(tokens.at(-1) ?? 0)}\n`),
+      text.includes(
+        `\nContext per request: ${series.length} on this branch, first ${count(tokens[0])}, peak ${count(peak)} (request ${r.peakAt}), last ${count(tokens.at(-1) ?? 0)}\n`,
+      ),
       text,
     );
     assert.ok(text.includes(`\nLast request's cache: ${count(last.cacheRead)} read, ${count(last.cacheWrite)} written, ${count(last.input)} uncached`), text);

@@ -11,7 +11,6 @@ import { piVersion, repoRoot } from "../harness/pi.ts";
 
 const faux = join(repoRoot, "tests", "fixtures", "faux-cli.ts");
 
-
 test(`Pi ${piVersion} rpc: /context notifies the same facts as plain text`, async () => {
   const dir = tempAgent();
   const rpc = startRpc(dir);
@@ -64,7 +63,10 @@ test(`Pi ${piVersion} json: /context reaches the JSONL stream as Pi's own entry_
   const dir = tempAgent();
   try {
     const { stdout } = await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/context"], dir);
-    const records = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const records = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     const entries = records.filter((r) => r.type === "entry_appended" && r.entry?.customType === "context-report");
     assert.equal(entries.length, 1, stdout);
     const { type, data } = entries[0].entry;
@@ -112,7 +114,9 @@ test(`Pi ${piVersion} json: /guard replies through a guard-report entry on the s
         .map((line) => JSON.parse(line))
         .filter((r) => r.type === "entry_appended" && r.entry?.customType === "guard-report")
         .map((r) => r.entry);
-    const status = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard details"], dir)).stdout);
+    const status = entriesOf(
+      (await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard details"], dir)).stdout,
+    );
     assert.equal(status.length, 1);
     assert.equal(status[0].type, "custom", "a custom entry: never in the model's context");
     assert.equal(status[0].data.kind, "info");
@@ -121,7 +125,9 @@ test(`Pi ${piVersion} json: /guard replies through a guard-report entry on the s
     const off = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard off"], dir)).stdout);
     assert.equal(off.length, 1);
     assert.match(off[0].data.text, /^context-guard: off \(saved to .*context-guard\.json\)$/);
-    const wrong = entriesOf((await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard sideways"], dir)).stdout);
+    const wrong = entriesOf(
+      (await pi(["--mode", "json", "--no-session", "-e", faux, "-e", repoRoot, "--model", "faux/faux-1", "/guard sideways"], dir)).stdout,
+    );
     assert.equal(wrong[0].data.kind, "warning");
     assert.match(wrong[0].data.text, /unknown subcommand "sideways"/);
   } finally {

@@ -29,10 +29,9 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
     extensions: [rec.extension],
     script: [
       () =>
-        ai.fauxAssistantMessage(
-          [ai.fauxThinking("the notes file first"), ai.fauxToolCall("bash", { command: "cat notes.txt" }, { id: "c1" })],
-          { stopReason: "toolUse" },
-        ),
+        ai.fauxAssistantMessage([ai.fauxThinking("the notes file first"), ai.fauxToolCall("bash", { command: "cat notes.txt" }, { id: "c1" })], {
+          stopReason: "toolUse",
+        }),
       { tool: "read", args: { path: "dot.png" } },
       "The notes list alpha and beta; the image is one pixel.",
       "Seen.",
@@ -52,8 +51,14 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
     const messages = pi.projection().messages as Loose[];
     const roles = new Set(messages.map((m) => m.role));
     for (const role of ["user", "assistant", "toolResult", "custom", "bashExecution"]) assert.ok(roles.has(role), `a ${role} message`);
-    assert.ok(messages.some((m) => m.role === "assistant" && m.content.some((b: Loose) => b.type === "thinking")), "thinking");
-    assert.ok(messages.some((m) => m.role === "toolResult" && m.content.some((b: Loose) => b.type === "image")), "an image result");
+    assert.ok(
+      messages.some((m) => m.role === "assistant" && m.content.some((b: Loose) => b.type === "thinking")),
+      "thinking",
+    );
+    assert.ok(
+      messages.some((m) => m.role === "toolResult" && m.content.some((b: Loose) => b.type === "image")),
+      "an image result",
+    );
     assertCountsArePis(before, messages);
 
     // The headline is Pi's own, with the headroom before the default threshold.
@@ -65,7 +70,7 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
     assert.equal(before.threshold.at, 200_000 - reserve);
     assert.equal(before.threshold.headroom, 200_000 - reserve - usage.tokens);
     const text = pi.notifications.at(-1)?.message ?? "";
-    assert.match(text, new RegExp(`, [\\d.]+k headroom`));
+    assert.match(text, /, [\d.]+k headroom/);
 
     // The conversation rows are sums of Pi's counts by role; injected context is grouped by type.
     const by = (role: string) => messages.filter((m) => m.role === role);
@@ -79,7 +84,15 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
       ["plan-notes", "review"],
     );
     const tools = pi.session.getActiveToolNames().length;
-    for (const label of ["System prompt", `Tool definitions (${tools})`, "User (2)", "Assistant (4)", "Tool results (2)", "Injected context (2)", "Shell output (1)"]) {
+    for (const label of [
+      "System prompt",
+      `Tool definitions (${tools})`,
+      "User (2)",
+      "Assistant (4)",
+      "Tool results (2)",
+      "Injected context (2)",
+      "Shell output (1)",
+    ]) {
       assert.ok(text.includes(`\n  ${label} `), `${label} in:\n${text}`);
     }
     // The five largest, biggest first, each with Pi's count and its descriptor.
@@ -88,8 +101,11 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
       .filter((x) => x.m.role !== "system")
       .sort((a, b) => b.t - a.t || a.i - b.i)
       .slice(0, 5);
-    assert.deepEqual(before.largest.map((l: Loose) => [l.index, l.tokens]), top.map((x) => [x.i, x.t]));
-    assert.match(text, /\n {2}toolResult +[\d.]+k? +[\d.]+% +█+░*  bash\n/);
+    assert.deepEqual(
+      before.largest.map((l: Loose) => [l.index, l.tokens]),
+      top.map((x) => [x.i, x.t]),
+    );
+    assert.match(text, /\n {2}toolResult +[\d.]+k? +[\d.]+% +█+░* {2}bash\n/);
     assert.match(text, /\n {2}user .* Look at this/);
 
     // A real compaction: the faux model writes the summary.
@@ -98,7 +114,10 @@ test(`Pi ${piVersion}: every message of a real multi-turn session is counted as 
     await pi.prompt("/context");
     const after = rec.last();
     const now = pi.projection().messages as Loose[];
-    assert.ok(now.some((m) => m.role === "compactionSummary"), "a summary");
+    assert.ok(
+      now.some((m) => m.role === "compactionSummary"),
+      "a summary",
+    );
     assertCountsArePis(after, now);
     assert.equal(row(after, "summaries").tokens, sum(now.filter((m) => m.role === "compactionSummary")));
 
@@ -161,7 +180,15 @@ test(`Pi ${piVersion}: injected context names the five largest types and folds t
   const rec = recorder();
   const pi = await startSession({ extensions: [rec.extension] });
   try {
-    const sizes: [string, number][] = [["a", 100], ["b", 200], ["c", 300], ["d", 400], ["e", 500], ["f", 600], ["g", 700]];
+    const sizes: [string, number][] = [
+      ["a", 100],
+      ["b", 200],
+      ["c", 300],
+      ["d", 400],
+      ["e", 500],
+      ["f", 600],
+      ["g", 700],
+    ];
     for (const [type, size] of sizes) await pi.prompt(`/inject ${type} ${size}`);
     await pi.prompt("/context");
     const report = rec.last();
@@ -184,7 +211,12 @@ for (const [name, settings, reserve, source] of [
     50_000,
     /reserve 50\.0k from modelOverrides\["faux\/faux-1"\]/,
   ],
-  ["the compaction setting", { compaction: { reserveTokens: 30_000, modelOverrides: { "other/model": { reserveTokens: 1 } } } }, 30_000, /reserve 30\.0k from compaction\.reserveTokens/],
+  [
+    "the compaction setting",
+    { compaction: { reserveTokens: 30_000, modelOverrides: { "other/model": { reserveTokens: 1 } } } },
+    30_000,
+    /reserve 30\.0k from compaction\.reserveTokens/,
+  ],
   ["Pi's default", {}, undefined, /reserve 16\.4k from Pi's default/],
 ] as [string, Record<string, unknown>, number | undefined, RegExp][]) {
   test(`Pi ${piVersion}: the threshold comes from ${name}`, async () => {
@@ -285,7 +317,13 @@ test(`Pi ${piVersion}: tool names, custom types and message text cannot reach th
         });
       },
     ],
-    script: [[{ tool: "evil_tool", args: {} }, { tool: `bad${hostile}`, args: {} }], `${hostile} answer\nsecond line`],
+    script: [
+      [
+        { tool: "evil_tool", args: {} },
+        { tool: `bad${hostile}`, args: {} },
+      ],
+      `${hostile} answer\nsecond line`,
+    ],
   });
   try {
     await pi.prompt(`${hostile} user text ${"u".repeat(2000)}`);
@@ -301,8 +339,14 @@ test(`Pi ${piVersion}: tool names, custom types and message text cannot reach th
     }
     for (const r of report.rows) assert.doesNotMatch(r.label, CONTROL);
     const descriptors = report.largest.map((l: Loose) => `${l.role}:${l.descriptor}`);
-    assert.ok(descriptors.some((d: string) => d.startsWith("custom:[2J [31mEVIL")), descriptors.join("\n"));
-    assert.ok(descriptors.some((d: string) => d.startsWith("user:[2J [31mEVIL")), descriptors.join("\n"));
+    assert.ok(
+      descriptors.some((d: string) => d.startsWith("custom:[2J [31mEVIL")),
+      descriptors.join("\n"),
+    );
+    assert.ok(
+      descriptors.some((d: string) => d.startsWith("user:[2J [31mEVIL")),
+      descriptors.join("\n"),
+    );
     assert.ok(report.rows.some((r: Loose) => r.depth === 1 && r.label.startsWith("[2J [31mEVIL")));
     assert.ok(descriptors.includes("toolResult:bad [2J [31mEVIL name 1m"), descriptors.join("\n"));
     assert.match(text, /\n {2}toolResult .* bad \[2J \[31mEVIL name 1m\n/);

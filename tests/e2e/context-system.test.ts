@@ -24,7 +24,8 @@ const lookupTool = (pi: Loose) =>
     execute: async () => ({ content: [{ type: "text", text: "CG-12: open" }], details: {} }),
   });
 
-const SKILL = "---\nname: release-notes\ndescription: Writes release notes from the changelog and the merged pull requests.\n---\n\n# Release notes\nRead CHANGELOG.md first.\n";
+const SKILL =
+  "---\nname: release-notes\ndescription: Writes release notes from the changelog and the merged pull requests.\n---\n\n# Release notes\nRead CHANGELOG.md first.\n";
 
 /** The system rows' checks against the current system message of the projection. */
 function assertSystemRows(report: Loose, system: Loose) {
@@ -46,7 +47,11 @@ function assertSystemRows(report: Loose, system: Loose) {
     assert.ok(Math.abs(row(report, `tool:${t.name}`).tokens - chars / 4) < 1, `${t.name}: its own definition`);
   }
   const tokens = toolRows.map((r: Loose) => r.tokens);
-  assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a), "largest first");
+  assert.deepEqual(
+    tokens,
+    [...tokens].sort((a, b) => b - a),
+    "largest first",
+  );
   const perTool = tokens.reduce((s: number, t: number) => s + t, 0);
   assert.ok(perTool <= row(report, "tools").tokens, "brackets and commas stay in the definitions row");
 }
@@ -172,17 +177,30 @@ test(`Pi ${piVersion}: tool results by tool (count, tokens, share) and tool defi
       const mine = results.filter((m: Loose) => m.toolName === name);
       const r = row(report, `result:${name}`);
       assert.equal(r.count, mine.length, name);
-      assert.equal(r.tokens, mine.reduce((s: number, m: Loose) => s + agent.estimateTokens(m), 0), name);
+      assert.equal(
+        r.tokens,
+        mine.reduce((s: number, m: Loose) => s + agent.estimateTokens(m), 0),
+        name,
+      );
       assert.ok(Math.abs(r.percent - (r.tokens * 100) / report.estimate) < 1e-9, `${name}: a share of the composition`);
     }
-    assert.equal(children.reduce((s: number, r: Loose) => s + r.tokens, 0), row(report, "toolResults").tokens);
+    assert.equal(
+      children.reduce((s: number, r: Loose) => s + r.tokens, 0),
+      row(report, "toolResults").tokens,
+    );
     assert.equal(children[0].label, "read", "the largest first");
     const text = pi.notifications.at(-1)?.message ?? "";
     assert.match(text, /\n {2}Tool results \(4\) +[\d.]+k? +[\d.]+% +█+░*\n {4}read \(2\) +[\d.]+k? +[\d.]+% +█+░*\n/);
     const definitions = report.rows.filter((r: Loose) => r.id.startsWith("tool:"));
-    assert.ok(definitions.some((r: Loose) => r.label === "grep"), "a tool activated mid-session is listed");
+    assert.ok(
+      definitions.some((r: Loose) => r.label === "grep"),
+      "a tool activated mid-session is listed",
+    );
     const tokens = definitions.map((r: Loose) => r.tokens);
-    assert.deepEqual(tokens, [...tokens].sort((a, b) => b - a));
+    assert.deepEqual(
+      tokens,
+      [...tokens].sort((a, b) => b - a),
+    );
   } finally {
     await pi.dispose();
   }

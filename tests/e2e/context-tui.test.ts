@@ -172,10 +172,16 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 100, 1
         const title = lines.find((l) => l.includes(" Context · "));
         if (title && !/ of \d+$/.test(title.trimEnd())) assert.match(title.trimEnd(), /…$/, `width ${width}: ${title}`);
         seen.push(...lines);
-        assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${pane}`);
+        assert.ok(
+          lines.every((l) => [...l].length <= width),
+          `width ${width}:\n${pane}`,
+        );
         // Rows are not wrapped: each table row keeps its figures on its own line.
         for (const l of lines.filter((x) => /^ {2}(System prompt|Tool results|tool result)/.test(x))) assert.match(l, /\d+\.\d%/, `width ${width}: ${l}`);
-        assert.ok(lines.some((l) => l.includes("↑↓ jk")), `hint row at width ${width}`);
+        assert.ok(
+          lines.some((l) => l.includes("↑↓ jk")),
+          `hint row at width ${width}`,
+        );
         const at = pane.match(/ lines (\d+)-(\d+) of (\d+)/);
         if (!at || at[2] === at[3]) break;
         tui.keys(...Array.from({ length: Number(at[2]) - Number(at[1]) + 1 }, () => "j"));
@@ -183,16 +189,31 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 100, 1
       }
       if (width >= 80) {
         // The rows under the prompt and the tools, the results by tool, and the two requests' sparkline.
-        for (const row of [/^ {4}preamble +\d/, /^ {4}read +\d+ +\d+\.\d%/, /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/, /^ Context per request: 2 /, /^ [▁▂▃▄▅▆▇█]{2}$/]) {
-          assert.ok(seen.some((l) => row.test(l)), `${row} at width ${width}:\n${seen.join("\n")}`);
+        for (const row of [
+          /^ {4}preamble +\d/,
+          /^ {4}read +\d+ +\d+\.\d%/,
+          /^ {4}bash \(1\) +[\d.]+k? +\d+\.\d%/,
+          /^ Context per request: 2 /,
+          /^ [▁▂▃▄▅▆▇█]{2}$/,
+        ]) {
+          assert.ok(
+            seen.some((l) => row.test(l)),
+            `${row} at width ${width}:\n${seen.join("\n")}`,
+          );
         }
         // Every mark has its legend line (issue 28): the window bar's, the rows' bars, the sparkline.
         const gauge = seen.find((l) => /^ \[[█░│]+\]/.test(l)) ?? "";
         const legend = seen.find((l) => l.startsWith(" █ in the window")) ?? "";
         assert.match(legend, /^ █ in the window \(a tenth of it each\)( · │ where Pi compacts)? · ░ free$/, seen.join("\n"));
         assert.equal(gauge.includes("│"), legend.includes("│"), `the threshold mark and its legend: ${gauge} / ${legend}`);
-        assert.ok(seen.some((l) => l === " Bars here and below: █ an eighth of the context each, ▏ under a sixteenth"), seen.join("\n"));
-        assert.ok(seen.some((l) => l.startsWith(" Each bar one request, oldest first")), seen.join("\n"));
+        assert.ok(
+          seen.some((l) => l === " Bars here and below: █ an eighth of the context each, ▏ under a sixteenth"),
+          seen.join("\n"),
+        );
+        assert.ok(
+          seen.some((l) => l.startsWith(" Each bar one request, oldest first")),
+          seen.join("\n"),
+        );
         // No block a share has not earned: under half a cell (6.25%) a row's one cell is thin.
         const bars = seen.map((l) => l.match(/ (\d+\.\d)% +([█▏░]{8})/)).filter((m) => m !== null);
         assert.ok(bars.length > 5, seen.join("\n"));
@@ -200,7 +221,10 @@ test(`Pi ${piVersion} TUI: no line wider than the terminal at 40, 60, 80, 100, 1
           if (Number(percent) > 0 && Number(percent) < 6.2) assert.match(bar, /^▏░{7}$/, line);
           if (Number(percent) > 6.3) assert.match(bar, /^█/, line);
         }
-        assert.ok(bars.some(([, percent]) => Number(percent) > 0 && Number(percent) < 6.2), "a small share is on screen");
+        assert.ok(
+          bars.some(([, percent]) => Number(percent) > 0 && Number(percent) < 6.2),
+          "a small share is on screen",
+        );
       }
     }
     assert.doesNotMatch(tui.capture(), /Error|exceeds/);

@@ -84,7 +84,11 @@ test(`npm run demo from a fresh clone with only Node and npm (Pi ${piVersion})`,
     const out = result.stdout;
     assert.ok(out.includes(`offline demo inside real Pi ${piVersion}`), `the demo ran on Pi ${piVersion}\n${output}`);
     assert.match(out, /^ {2}bash returned (3\d|4\d)\.\dk chars$/m, `the search printed tens of kilobytes\n${output}`);
-    assert.match(out, /\[context-guard\] Distilled the output of bash `grep -rn status src\/services`: kept \d+ of \d+ lines/, `the search was distilled\n${output}`);
+    assert.match(
+      out,
+      /\[context-guard\] Distilled the output of bash `grep -rn status src\/services`: kept \d+ of \d+ lines/,
+      `the search was distilled\n${output}`,
+    );
     assert.match(out, /^ {2}recall returned (\d+\.\dk) chars; identical to the original: true$/m, `recall gave back the original\n${output}`);
     assert.ok(out.includes("The story held: the search was distilled, and recall gave it back byte for byte."), output);
     assert.doesNotMatch(out, /not found|Downloading|THE DEMO FAILED/i, output);

@@ -55,7 +55,10 @@ test(`Pi ${piVersion} print and json: /guard audit reads this project's sessions
     assert.equal(project[0].type, "custom", "a custom entry: never in the model's context");
     assert.equal(project[0].data.sessions.length, 2);
     for (const s of project[0].data.sessions) assert.equal(s.cwd, dir.cwd);
-    assert.ok(project[0].data.sessions.every((s: Loose) => s.wouldDo?.projection === "pi"), "measured on the running Pi's projection");
+    assert.ok(
+      project[0].data.sessions.every((s: Loose) => s.wouldDo?.projection === "pi"),
+      "measured on the running Pi's projection",
+    );
 
     const all = entriesOf((await withPi(dir, "--mode", "json", "--no-session", "/guard audit all --html page.html")).stdout, "context-guard-audit");
     assert.equal(all[0].data.sessions.length, 3);
@@ -63,7 +66,10 @@ test(`Pi ${piVersion} print and json: /guard audit reads this project's sessions
     assert.equal(all[0].data.html, join(dir.cwd, "page.html"));
     assert.match(readFileSync(join(dir.cwd, "page.html"), "utf8"), /<html/i);
 
-    const one = entriesOf((await withPi(dir, "--mode", "json", "--no-session", `/guard audit "${join(folder, readdirSync(folder)[0])}"`)).stdout, "context-guard-audit");
+    const one = entriesOf(
+      (await withPi(dir, "--mode", "json", "--no-session", `/guard audit "${join(folder, readdirSync(folder)[0])}"`)).stdout,
+      "context-guard-audit",
+    );
     assert.equal(one[0].data.sessions.length, 1);
 
     const wrong = entriesOf((await withPi(dir, "--mode", "json", "--no-session", "/guard audit --sideways")).stdout, "guard-report");
@@ -92,8 +98,14 @@ test(`Pi ${piVersion} TUI: /guard audit opens a screen of this project's session
       tui.resize(width, 30);
       await new Promise((r) => setTimeout(r, 300));
       const lines = (await tui.waitFor(/q close/)).split("\n");
-      const body = lines.slice(lines.findIndex((l) => l.startsWith(" Audit · ")) + 1, lines.findIndex((l) => l.includes("q close")));
-      assert.ok(lines.every((l) => [...l].length <= width), `width ${width}:\n${lines.join("\n")}`);
+      const body = lines.slice(
+        lines.findIndex((l) => l.startsWith(" Audit · ")) + 1,
+        lines.findIndex((l) => l.includes("q close")),
+      );
+      assert.ok(
+        lines.every((l) => [...l].length <= width),
+        `width ${width}:\n${lines.join("\n")}`,
+      );
       for (const l of body) assert.match(l, /^(\s|\d{4}-\d\d-\d\d |\(no date\)|total: |$)/, `width ${width}: ${l}`);
     }
     tui.keys("q");

@@ -80,7 +80,11 @@ async function nothingLanded(pi: PiSession, before: Map<string, string>, paid = 
   const branch = pi.branch();
   assert.deepEqual(entriesOf(branch, "context_edit"), [], "no edit");
   const records = entriesOf(branch, "custom", "context-guard");
-  if (paid) assert.ok(records.every((r: Loose) => r.data.results.length === 0 && r.data.requests > 0), "only the judge's cost is recorded");
+  if (paid)
+    assert.ok(
+      records.every((r: Loose) => r.data.results.length === 0 && r.data.requests > 0),
+      "only the judge's cost is recorded",
+    );
   else assert.deepEqual(records, [], "no record");
   for (const [id, text] of before) {
     assert.equal(textOf(pi.session.sessionManager.getEntry(id).message), text, "the raw entry is whole");
@@ -119,7 +123,10 @@ test(`Pi ${piVersion}: answers in before the next prompt go into its first reque
     const sent = pi.requests[first].messages.find((m: Loose) => m.role === "toolResult" && m.toolCallId === "grep1");
     assert.match(textOf(sent), /^\[context-guard\]/, "the next prompt's first request carries the distilled output");
     const edits = entriesOf(pi.branch(), "context_edit");
-    assert.ok(edits.some((e: Loose) => e.targetId === grep.id), "the same edit is appended");
+    assert.ok(
+      edits.some((e: Loose) => e.targetId === grep.id),
+      "the same edit is appended",
+    );
     const [record] = entriesOf(pi.branch(), "custom", "context-guard");
     assert.equal(record.data.phase, "run-end");
     assert.deepEqual({ requests: record.data.late.requests, inRequest: record.data.late.inRequest }, { requests: 0, inRequest: true });
@@ -254,10 +261,22 @@ test(`Pi ${piVersion} print: pi -p exits without waiting for the judge; what it 
     const judged = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
     assert.equal(judged.filter((l) => l === "aborted").length, judged.filter((l) => l === "asked").length, "every request was aborted as Pi exited");
     assert.ok(took < 15_000, `pi -p took ${took} ms: it did not wait for the 20 s judge`);
-    const [file] = readdirSync(sessions, { recursive: true }).map(String).filter((f) => f.endsWith(".jsonl"));
-    const entries = readFileSync(join(sessions, file), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    assert.ok(entries.some((e) => e.type === "message" && e.message.role === "toolResult" && textOf(e.message).length > 10_000), "the output is in the session, whole");
-    assert.deepEqual(entries.filter((e) => e.type === "context_edit" || e.customType === "context-guard"), [], "no edit, no record");
+    const [file] = readdirSync(sessions, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".jsonl"));
+    const entries = readFileSync(join(sessions, file), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      entries.some((e) => e.type === "message" && e.message.role === "toolResult" && textOf(e.message).length > 10_000),
+      "the output is in the session, whole",
+    );
+    assert.deepEqual(
+      entries.filter((e) => e.type === "context_edit" || e.customType === "context-guard"),
+      [],
+      "no edit, no record",
+    );
   } finally {
     dir.remove();
   }

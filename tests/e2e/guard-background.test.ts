@@ -11,7 +11,16 @@ import { test } from "node:test";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { slowJudge } from "../harness/classifier.ts";
 import { shiftedClock } from "../harness/clock.ts";
-import { LONG_RUN_PI_SETTINGS, LONG_RUN_PROMPT, longRunScript, oracleClassifier, oracleLines, pausedSession, project, putNodeOnPath } from "../harness/long-run.ts";
+import {
+  LONG_RUN_PI_SETTINGS,
+  LONG_RUN_PROMPT,
+  longRunScript,
+  oracleClassifier,
+  oracleLines,
+  pausedSession,
+  project,
+  putNodeOnPath,
+} from "../harness/long-run.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
@@ -85,7 +94,9 @@ test(`Pi ${piVersion}: with a 0.7 s main model and a 0.9 s judge, the guard adds
     const faster = (side: 0 | 1) => runs.map((r) => r[side]).reduce((a, b) => (b.wall < a.wall ? b : a));
     const [off, on] = [faster(0), faster(1)];
     const ratio = on.wall / off.wall;
-    console.log(`${name}: guard off ${off.wall} ms, on ${on.wall} ms (${ratio.toFixed(3)}×); settle median ${median(on.settle)} ms (off ${median(off.settle)} ms)`);
+    console.log(
+      `${name}: guard off ${off.wall} ms, on ${on.wall} ms (${ratio.toFixed(3)}×); settle median ${median(on.settle)} ms (off ${median(off.settle)} ms)`,
+    );
     if (process.env.CG_COMPARE_WAITING) {
       // The alternative, side by side: the judge waited for at every checkpoint and run end (as before issue 27).
       const waiting = await timed(prompts, { waitForJudge: true }, JUDGE_MS);
@@ -95,7 +106,10 @@ test(`Pi ${piVersion}: with a 0.7 s main model and a 0.9 s judge, the guard adds
     assert.ok(median(on.settle) <= 50, `${name}: Pi settles ${median(on.settle)} ms after the last answer`);
     // The judge still did its work: its edits are on the branch, landed later than planned.
     assert.ok(edits(on.branch).length > 0, `${name}: edits landed`);
-    assert.ok(records(on.branch).some((r) => r.late), `${name}: a record says when its edits landed`);
+    assert.ok(
+      records(on.branch).some((r) => r.late),
+      `${name}: a record says when its edits landed`,
+    );
   }
 });
 

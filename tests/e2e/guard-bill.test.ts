@@ -146,8 +146,15 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
       assert.equal(bill?.answer, answer, "the export's answer");
       assert.equal(text.stdout.split("\n")[1], `  The guard ${answer}.`, "the audit card's first line");
       const [, word, amount, more] = answer.match(/^(saved|cost) (\S+)( more)?/) ?? [];
-      assert.match(text.stdout, new RegExp(`^ {2}The guard ${word} ${amount.replace(/[$.]/g, "\\$&")}${more ?? ""} on the bills of 1 session so far \\(est\\.\\)\\.$`, "m"), "the audit's total");
-      assert.match(fromGuard, /^(saved|lost) ~\$\d+\.\d{4} \(est\. from Pi's recorded usage and the guard's records: reads saved \$[\d.]+ for [\d.]+[kM]? tokens not sent, at the cache-read price − rewrites \$[\d.]+ for [\d.]+[kM]? tokens written again, at write − read − judge \$[\d.]+; \d+ edits?, prices \$[\d.]+\/M read and \$[\d.]+\/M write from usage\)$/);
+      assert.match(
+        text.stdout,
+        new RegExp(`^ {2}The guard ${word} ${amount.replace(/[$.]/g, "\\$&")}${more ?? ""} on the bills of 1 session so far \\(est\\.\\)\\.$`, "m"),
+        "the audit's total",
+      );
+      assert.match(
+        fromGuard,
+        /^(saved|lost) ~\$\d+\.\d{4} \(est\. from Pi's recorded usage and the guard's records: reads saved \$[\d.]+ for [\d.]+[kM]? tokens not sent, at the cache-read price − rewrites \$[\d.]+ for [\d.]+[kM]? tokens written again, at write − read − judge \$[\d.]+; \d+ edits?, prices \$[\d.]+\/M read and \$[\d.]+\/M write from usage\)$/,
+      );
       // The guard off: no records, so no line beyond "$0".
       assert.doesNotMatch(off.guardText, /net effect on the main model's bill so far: (saved|lost)/);
 
@@ -176,7 +183,9 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
         Math.abs(bill.netUsd - truth) <= tolerance,
         `estimate ${bill.netUsd.toFixed(5)} against the true ${truth.toFixed(5)} (guard off − on), tolerance ${tolerance.toFixed(5)}`,
       );
-      console.log(`# ${provider}: estimate $${bill.netUsd.toFixed(5)}, true $${truth.toFixed(5)}, saved ${bill.savedTokens} tokens, rewrites ${bill.rewriteTokens}; ${fromGuard}`);
+      console.log(
+        `# ${provider}: estimate $${bill.netUsd.toFixed(5)}, true $${truth.toFixed(5)}, saved ${bill.savedTokens} tokens, rewrites ${bill.rewriteTokens}; ${fromGuard}`,
+      );
       assert.ok(readdirSync(join(dir, "on")).some((f) => f.endsWith(".jsonl")));
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -171,7 +171,10 @@ for (const [name, classifier] of [
       assert.ok(on.classifierCalls.length > 0, "the checkpoint did ask");
       await on.prompt("/guard details");
       const report = on.notifications.at(-1)?.message ?? "";
-      assert.match(report, /before Pi compacts: its estimate \d+\.\dk > threshold 183\.6k; the checkpoint gave no edits \([^)]+\), so nothing is appended and Pi compacts/);
+      assert.match(
+        report,
+        /before Pi compacts: its estimate \d+\.\dk > threshold 183\.6k; the checkpoint gave no edits \([^)]+\), so nothing is appended and Pi compacts/,
+      );
       assertNoPassFailure(on.notifications);
     } finally {
       await off.dispose();
@@ -246,9 +249,15 @@ test(`Pi ${piVersion}: edits that keep too much are not appended: Pi compacts ex
       // Pi 1.3.0's faux provider counts the prompt twice in its usage, so there the run's last turn is
       // past the threshold too, after the compaction summarized the run's prompt away: /guard shows
       // that later decision.
-      assert.match(report, /before Pi compacts: its estimate \d+\.\dk > threshold 150\.0k; the checkpoint gave no edits \(no-run\), so nothing is appended and Pi compacts/);
+      assert.match(
+        report,
+        /before Pi compacts: its estimate \d+\.\dk > threshold 150\.0k; the checkpoint gave no edits \(no-run\), so nothing is appended and Pi compacts/,
+      );
     } else {
-      const line = /before Pi compacts: its estimate (\d+\.\d)k > threshold 150\.0k; distilled it would still be (\d+\.\d)k, so nothing is appended and Pi compacts/.exec(report);
+      const line =
+        /before Pi compacts: its estimate (\d+\.\d)k > threshold 150\.0k; distilled it would still be (\d+\.\d)k, so nothing is appended and Pi compacts/.exec(
+          report,
+        );
       assert.ok(line, report);
       const [before, after] = [Number(line[1]), Number(line[2])];
       assert.ok(after > 150 && after < before * 0.9, `${before}k → ${after}k`);

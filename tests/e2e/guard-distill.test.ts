@@ -5,7 +5,7 @@
 // otherwise).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { choose, keepChunks, type ClassifyRequest } from "../harness/classifier.ts";
+import { keepChunks, type ClassifyRequest } from "../harness/classifier.ts";
 import { chunksSeen, expectedNote } from "../harness/expected.ts";
 import { fixtureRepo } from "../harness/fixture-repo.ts";
 import { assertNoPassFailure } from "../harness/guard-checks.ts";
@@ -52,10 +52,13 @@ test(`Pi ${piVersion}: a grep and a read are distilled at run end, exactly`, asy
     assert.equal(records.length, 1);
     assert.equal(records[0].data.v, 1);
     assert.equal(records[0].data.phase, "run-end");
-    assert.deepEqual(records[0].data.results.map((r: Loose) => [r.kind, r.entryId, r.outcome]).sort(), [
-      ["large", grepEntry.id, "distilled"],
-      ["large", readEntry.id, "distilled"],
-    ].sort());
+    assert.deepEqual(
+      records[0].data.results.map((r: Loose) => [r.kind, r.entryId, r.outcome]).sort(),
+      [
+        ["large", grepEntry.id, "distilled"],
+        ["large", readEntry.id, "distilled"],
+      ].sort(),
+    );
     assert.equal(textOf(pi.session.sessionManager.getEntry(grepEntry.id).message), grepRaw);
 
     await pi.prompt("Thanks.");
@@ -69,7 +72,14 @@ test(`Pi ${piVersion}: a grep and a read are distilled at run end, exactly`, asy
     );
     assert.equal(
       textOf(read),
-      expectedNote({ label: "read `src/lib/status.ts` from line 3", entryId: readEntry.id, raw: readRaw, chunks: readChunks, kept, numbering: { kind: "file", offset: 3 } }),
+      expectedNote({
+        label: "read `src/lib/status.ts` from line 3",
+        entryId: readEntry.id,
+        raw: readRaw,
+        chunks: readChunks,
+        kept,
+        numbering: { kind: "file", offset: 3 },
+      }),
     );
     // Every line the answer relies on is still there, verbatim.
     for (const line of grepRaw.split("\n").filter((l) => l.includes("=== 503"))) assert.ok(textOf(grep).includes(line));
@@ -102,11 +112,11 @@ test(`Pi ${piVersion}: a long plain output is numbered by output lines; nothing 
     await pi.prompt("Thanks.");
     const [visibleLog, visibleOther] = toolResults(pi.requests.at(-1)?.messages ?? []);
     const raw = textOf(logEntry.message);
-    const chunks = chunksSeen(pi.classifierCalls.filter((c) => (c.request.state as Loose).tool_arguments.includes("test.log")), "bash");
-    assert.equal(
-      textOf(visibleLog),
-      expectedNote({ label: "bash `cat test.log`", entryId: logEntry.id, raw, chunks, kept, numbering: { kind: "output" } }),
+    const chunks = chunksSeen(
+      pi.classifierCalls.filter((c) => (c.request.state as Loose).tool_arguments.includes("test.log")),
+      "bash",
     );
+    assert.equal(textOf(visibleLog), expectedNote({ label: "bash `cat test.log`", entryId: logEntry.id, raw, chunks, kept, numbering: { kind: "output" } }));
     const other = textOf(otherEntry.message);
     assert.equal(
       textOf(visibleOther),

@@ -13,13 +13,14 @@ import { type Loose, piVersion } from "../harness/pi.ts";
 import { png } from "../harness/png.ts";
 import { startSession } from "../harness/session.ts";
 
-
 const lastRecord = (branch: Loose[]) => entriesOf(branch, "custom", "context-guard").at(-1)?.data;
 const editOf = (branch: Loose[], id: string) => entriesOf(branch, "context_edit").findLast((e: Loose) => e.targetId === id);
 
 /** Every tool call in a provider request has its result and every result its call. */
 function assertPaired(messages: Loose[]) {
-  const calls = messages.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : []).filter((b: Loose) => b.type === "toolCall").map((b: Loose) => b.id));
+  const calls = messages.flatMap((m) =>
+    (m.role === "assistant" && Array.isArray(m.content) ? m.content : []).filter((b: Loose) => b.type === "toolCall").map((b: Loose) => b.id),
+  );
   const results = messages.filter((m) => m.role === "toolResult").map((m) => m.toolCallId);
   assert.deepEqual([...results].sort(), [...calls].sort(), "tool calls and results pair up");
 }
@@ -62,7 +63,10 @@ test(`Pi ${piVersion}: small outputs are judged whole in batches with the large 
     assert.ok(large.length >= 1 && small.length >= 2, `${large.length} large, ${small.length} small requests`);
     assert.equal(pi.maxClassifierInFlight(), 1, "one limiter for every kind");
     const items = small.flatMap((c) => Object.entries((c.request.state as Loose).outputs)) as [string, Loose][];
-    assert.ok(small.some((c) => Object.keys((c.request.state as Loose).outputs).length >= 2), "many items per request");
+    assert.ok(
+      small.some((c) => Object.keys((c.request.state as Loose).outputs).length >= 2),
+      "many items per request",
+    );
     for (const c of small) {
       const text = Object.values((c.request.state as Loose).outputs).map((o: Loose) => o.tool.length + o.output.length);
       assert.ok(text.length === 1 || text.reduce((a, b) => a + b, 0) <= 1500, "≤ maxSegmentChars of item text");
@@ -103,12 +107,7 @@ test(`Pi ${piVersion}: old tool-result images go with no request, also without a
     // `exchangeBreakEven` on it would wait for the break-even (4 requests cannot pay for rewriting it; the core's
     // finish.rs tests weigh that gate). Off, age alone decides, which is what this test is about.
     guardSettings: { model: "fakejev/missing-model", exchangeBreakEven: false },
-    script: [
-      { tool: "read", args: { path: "shot.png" }, id: "img" },
-      "A grey screenshot.",
-      "Second.",
-      "Third.",
-    ],
+    script: [{ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot.", "Second.", "Third."],
   });
   try {
     writeFileSync(join(pi.cwd, "shot.png"), png(1280, 960));
@@ -138,16 +137,16 @@ test(`Pi ${piVersion}: old tool-result images go with no request, also without a
     assert.ok(rec.savedChars > 1639 * 4 - 200, `${rec.savedChars} chars saved (by pixels)`);
 
     // The next request carries no image; recall brings it back as an image block.
-    pi.script(
-      { tool: "recall", args: { entryId: id }, id: "rc2" },
-      "Recalled.",
-    );
+    pi.script({ tool: "recall", args: { entryId: id }, id: "rc2" }, "Recalled.");
     await pi.prompt("Show me the screenshot again");
     const req = pi.requests.at(-2)!.messages;
     const images = req.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: Loose) => b.type === "image");
     assert.equal(images.length, 0, "no image in the request after removal");
     const recalled = toolResultEntry(pi.branch(), "rc2").message;
-    assert.ok(recalled.content.some((b: Loose) => b.type === "image"), "recall returns the image block");
+    assert.ok(
+      recalled.content.some((b: Loose) => b.type === "image"),
+      "recall returns the image block",
+    );
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
@@ -159,7 +158,10 @@ test(`Pi ${piVersion}: an old image from before the prompt waits for its break-e
   // removing it rewrites the cache from its entry on, which a short session cannot pay back (guard.md §4's
   // exchange rule, with no minimum saving). It goes at the first run end where saved × requests ≥ 16 ×
   // rewrite; until then nothing is appended and /guard shows the deferral with its numbers.
-  const pi = await startSession({ guardSettings: { model: "fakejev/missing-model" }, script: [{ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot."] });
+  const pi = await startSession({
+    guardSettings: { model: "fakejev/missing-model" },
+    script: [{ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot."],
+  });
   try {
     writeFileSync(join(pi.cwd, "shot.png"), png(1280, 960));
     await pi.prompt("Look at shot.png");
@@ -184,7 +186,10 @@ test(`Pi ${piVersion}: an old image from before the prompt waits for its break-e
     }
     assert.ok(removedAt !== undefined && removedAt > 3, `deferred past the third run, removed at run ${removedAt}`);
     const rec = lastRecord(pi.branch());
-    assert.deepEqual(rec.results.map((r: Loose) => [r.kind, r.outcome]), [["image", "removed"]]);
+    assert.deepEqual(
+      rec.results.map((r: Loose) => [r.kind, r.outcome]),
+      [["image", "removed"]],
+    );
     const b = rec.breakEven.find((x: Loose) => x.rule === "images");
     assert.ok(b.paidOff && b.savedChars * b.requests >= b.factor * b.rewriteChars, JSON.stringify(b));
     assert.ok(b.savedChars * (b.requests - 1) < b.factor * b.rewriteChars || removedAt === 4, "it went at the first run end that pays off");
@@ -218,13 +223,19 @@ test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next requ
     const ex = pi.classifierCalls.find((c) => (c.request.state as Loose).exchanges);
     assert.ok(ex, "an exchange request");
     const sent = Object.values((ex!.request.state as Loose).exchanges) as Loose[];
-    assert.deepEqual(sent.map((x) => x.user), ["An unrelated task: list numbers"]);
+    assert.deepEqual(
+      sent.map((x) => x.user),
+      ["An unrelated task: list numbers"],
+    );
     assert.deepEqual(sent[0].tool_calls, ["bash `seq 1 800`"]);
 
     const users = branch.filter((e: Loose) => e.type === "message" && e.message.role === "user");
     const prompt = users[0];
     const stub = editOf(branch, prompt.id).replacement.content[0].text as string;
-    assert.match(stub, /^\[context-guard\] Omitted an earlier exchange judged unrelated to the current work: "An unrelated task: list numbers" \(4 messages, ~\d+(\.\d)?k? tokens\)\. Full exchange: recall\(\{"entryId":"[^"]+"\}\)\.$/);
+    assert.match(
+      stub,
+      /^\[context-guard\] Omitted an earlier exchange judged unrelated to the current work: "An unrelated task: list numbers" \(4 messages, ~\d+(\.\d)?k? tokens\)\. Full exchange: recall\(\{"entryId":"[^"]+"\}\)\.$/,
+    );
     const start = branch.indexOf(prompt);
     const end = branch.indexOf(users[1]);
     const inside = branch.slice(start + 1, end).filter((e: Loose) => e.type === "message");
@@ -236,7 +247,9 @@ test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next requ
     pi.script("Fifth.");
     await pi.prompt("Current work");
     assert.deepEqual(
-      lastRecord(pi.branch()).results.filter((r: Loose) => r.kind === "exchange").map((r: Loose) => [r.label, r.outcome, r.reason]),
+      lastRecord(pi.branch())
+        .results.filter((r: Loose) => r.kind === "exchange")
+        .map((r: Loose) => [r.label, r.outcome, r.reason]),
       [["Count the lines of the parser", "kept", "related"]],
       "the next exchange is judged at the next run end and kept",
     );

@@ -22,8 +22,7 @@ test(`Pi ${piVersion}: the default model, openrouter/~typesafe/jev-latest, throu
     // The default model; the pass is waited for: the test reads what it asked right after the run.
     guardSettings: JSON.stringify({ waitForJudge: true }),
     script: [{ tool: "bash", args: { command: "rg -n status src/services" } }, "Nine services retry on 503."],
-    beforeStart: (agentDir: string) =>
-      writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
+    beforeStart: (agentDir: string) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
   });
   try {
     await pi.prompt("Which services retry on 503?");

@@ -163,7 +163,13 @@ test(`Pi ${piVersion}: a chat model judging with the stand-in's probabilities di
     // /guard shows it.
     await pi.prompt("/guard details");
     const shown = pi.notifications.at(-1)?.message ?? "";
-    assert.match(shown, new RegExp(`the judge was asked at 1 run end and 0 mid-run checkpoints: ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`), shown);
+    assert.match(
+      shown,
+      new RegExp(
+        `the judge was asked at 1 run end and 0 mid-run checkpoints: ${judged.length} requests, [0-9.k]+ input tokens, \\$${cost.toFixed(4).replace(".", "\\.")}`,
+      ),
+      shown,
+    );
     assert.match(shown, /anthropic\/claude-haiku-4-5/);
     assertNoPassFailure(pi.notifications);
   } finally {
@@ -189,7 +195,11 @@ for (const [name, reply] of unreadable) {
       const [record] = guardRecords(pi.branch());
       assertKeptFor(record, { reason: "no-answer", trace: "no-answer (keep_whole)", timedOut: false });
       assert.equal(entriesOf(pi.branch(), "context_edit").length, 0, "nothing edited");
-      assert.equal(record.inputTokens, server.usage.reduce((n, u) => n + u.uncached + u.read + u.written, 0), "the tokens spent are counted");
+      assert.equal(
+        record.inputTokens,
+        server.usage.reduce((n, u) => n + u.uncached + u.read + u.written, 0),
+        "the tokens spent are counted",
+      );
       assert.ok(record.costUsd > 0);
       assertNoPassFailure(pi.notifications);
     } finally {
@@ -226,10 +236,11 @@ async function slowJudge(server: AnthropicServer, delayMs: number | "never") {
     server: { ...server, url },
     most: () => most,
     inFlight: () => inFlight,
-    close: () => new Promise<void>((resolve) => {
-      proxy.closeAllConnections();
-      proxy.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
   };
 }
 
@@ -318,7 +329,11 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
       // One user message, the core's prompt; Pi adds an empty mid-conversation system message for
       // models that take one (claude-haiku-5-5's `supportsMidConvoSystemMessages`), nothing else.
       const shape = body.messages.map((m: Loose) => (m.role === "user" ? "user" : `${m.role} ${JSON.stringify(m.content)}`));
-      assert.deepEqual(shape.filter((s: string) => s !== "system []"), ["user"], JSON.stringify(shape));
+      assert.deepEqual(
+        shape.filter((s: string) => s !== "system []"),
+        ["user"],
+        JSON.stringify(shape),
+      );
       // Neither Pi's breakpoints nor the pin's: the pin sees only the main model's payloads.
       assert.doesNotMatch(JSON.stringify(body), /cache_control/);
     }
@@ -333,8 +348,14 @@ test(`Pi ${piVersion}: the main model and the judge on the same loopback provide
     assert.ok(main.every((b) => /cache_control/.test(JSON.stringify(b))));
     assert.equal(guardRecords(pi.branch())[0].requests, judged.length);
     // The pin never saw a judge request: neither to mark it nor to log its reply.
-    assert.deepEqual(hooked, main.map(() => ANTHROPIC_MODEL));
-    assert.deepEqual(ended, main.map(() => ANTHROPIC_MODEL));
+    assert.deepEqual(
+      hooked,
+      main.map(() => ANTHROPIC_MODEL),
+    );
+    assert.deepEqual(
+      ended,
+      main.map(() => ANTHROPIC_MODEL),
+    );
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();
@@ -350,7 +371,10 @@ test(`Pi ${piVersion}: /guard model lists the models with a credential, classifi
   try {
     await pi.prompt("/guard model");
     const list = pi.notifications.at(-1)?.message ?? "";
-    assert.match(list, /^context-guard: model fakejev\/jev-test\nclassifiers with a credential:\n {2}fakejev\/jev-test {2}\(current\)\nchat models with a credential \(the judge\), cheapest input first:\n/);
+    assert.match(
+      list,
+      /^context-guard: model fakejev\/jev-test\nclassifiers with a credential:\n {2}fakejev\/jev-test {2}\(current\)\nchat models with a credential \(the judge\), cheapest input first:\n/,
+    );
     assert.match(list, /\n {2}anthropic\/claude-haiku-4-5 {2}\$\d+\.\d\d\/\$\d+\.\d\d per M tokens in\/out\n/);
     assert.match(list, /\n\/guard model <provider\/id> saves the choice\.$/);
     assert.equal(server.bodies.length, 0, "listing sends nothing");
@@ -390,7 +414,11 @@ test(`Pi ${piVersion}: without the classifier's key, /guard suggests the cheapes
     const cheapest = anthropic.reduce((a, b) => (b.cost.input < a.cost.input ? b : a));
     await pi.prompt("/guard details");
     const shown = pi.notifications.at(-1)?.message ?? "";
-    assert.match(shown, new RegExp(`^context-guard: on, but idle: no openrouter key; try /guard model anthropic/${cheapest.id.replace(/\./g, "\\.")}\n`), shown);
+    assert.match(
+      shown,
+      new RegExp(`^context-guard: on, but idle: no openrouter key; try /guard model anthropic/${cheapest.id.replace(/\./g, "\\.")}\n`),
+      shown,
+    );
     assert.match(shown, /\n {2}model: openrouter\/~typesafe\/jev-latest\n/, "the model is unchanged");
     await pi.prompt("Hi.");
     assert.equal(server.bodies.filter(isJudge).length, 0, "no judge was asked");
@@ -439,7 +467,9 @@ test(`Pi ${piVersion}: a judge that costs more than its edits can save is not as
       // so the cost is at least 10/0.9 times the saving (the system prompts add to it).
       await pi.prompt("/guard details");
       const shown = pi.notifications.at(-1)?.message ?? "";
-      const line = /last run end skipped \(3 requests so far\): judge not worth it, at least \$(\d+\.\d{4}) of judging > at most \$(\d+\.\d{4}) saved/.exec(shown);
+      const line = /last run end skipped \(3 requests so far\): judge not worth it, at least \$(\d+\.\d{4}) of judging > at most \$(\d+\.\d{4}) saved/.exec(
+        shown,
+      );
       assert.equal(Boolean(line), !asked, shown);
       if (line) {
         const [judging, saved] = [Number(line[1]), Number(line[2])];

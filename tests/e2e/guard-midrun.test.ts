@@ -37,7 +37,9 @@ function turns(branch: Loose[]): number[] {
 /** The mid-run records with the turn whose turn_end appended them. */
 function checkpoints(branch: Loose[]): { turn: number; data: Loose }[] {
   const at = turns(branch);
-  return branch.flatMap((e, i) => (e.type === "custom" && e.customType === "context-guard" && e.data.phase === "mid-run" ? [{ turn: at[i], data: e.data }] : []));
+  return branch.flatMap((e, i) =>
+    e.type === "custom" && e.customType === "context-guard" && e.data.phase === "mid-run" ? [{ turn: at[i], data: e.data }] : [],
+  );
 }
 
 /**
@@ -48,7 +50,9 @@ function checkpoints(branch: Loose[]): { turn: number; data: Loose }[] {
 function firstBatchTurn(branch: Loose[]): number | undefined {
   const at = turns(branch);
   const outputs = branch.flatMap((e, i) =>
-    e.type === "message" && e.message.role === "toolResult" && !["edit", "write"].includes(e.message.toolName) ? [{ turn: at[i], chars: textOf(e.message).length }] : [],
+    e.type === "message" && e.message.role === "toolResult" && !["edit", "write"].includes(e.message.toolName)
+      ? [{ turn: at[i], chars: textOf(e.message).length }]
+      : [],
   );
   for (let turn = MIN_TURNS; turn <= at.at(-1)!; turn++) {
     const pending = outputs.filter((o) => o.chars >= SMALL_MIN_CHARS && turn - o.turn >= MIN_AGE_TURNS).reduce((n, o) => n + o.chars, 0);
@@ -57,7 +61,15 @@ function firstBatchTurn(branch: Loose[]): number | undefined {
   return undefined;
 }
 
-const size = (messages: Loose[]) => messages.reduce((n, m) => n + (typeof m.content === "string" ? m.content.length : (m.content ?? []).reduce((k: number, b: Loose) => k + (b.text?.length ?? JSON.stringify(b).length), 0)), 0);
+const size = (messages: Loose[]) =>
+  messages.reduce(
+    (n, m) =>
+      n +
+      (typeof m.content === "string"
+        ? m.content.length
+        : (m.content ?? []).reduce((k: number, b: Loose) => k + (b.text?.length ?? JSON.stringify(b).length), 0)),
+    0,
+  );
 const isCheckpointRequest = (r: Loose) => r.state.agent_progress !== undefined;
 
 /** The oracle classifier, except that mid-run the first source read is needed whole (so it is kept). */
@@ -85,7 +97,10 @@ const keepWhole: Behaviour = async (request) => ({
 async function guardText(pi: PiSession): Promise<string> {
   const before = pi.notifications.length;
   await pi.prompt("/guard details");
-  return pi.notifications.slice(before).map((n) => n.message).join("\n");
+  return pi.notifications
+    .slice(before)
+    .map((n) => n.message)
+    .join("\n");
 }
 
 test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the batch and the next request is smaller`, async () => {
@@ -129,7 +144,9 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
     assert.match(log.questions.chunk_1.instructions, /^To finish user_question, will the agent still need the lines in chunk_1\?/);
 
     // The read kept mid-run is judged again at run end; the outputs distilled mid-run are not.
-    const runEnd = guardRecords(branch).filter((d) => d.phase === "run-end").at(-1);
+    const runEnd = guardRecords(branch)
+      .filter((d) => d.phase === "run-end")
+      .at(-1);
     const keptMidRun = fired.flatMap((c) => (c.data.results as Loose[]).filter((r) => r.outcome === "kept")).map((r) => r.entryId);
     const distilledMidRun = fired.flatMap((c) => (c.data.results as Loose[]).filter((r) => r.outcome !== "kept")).map((r) => r.entryId);
     const judgedAtEnd = (runEnd.results as Loose[]).map((r) => r.entryId);
@@ -146,7 +163,10 @@ test(`Pi ${piVersion}: a checkpoint fires where the eligible outputs reach the b
     const text = await guardText(pi);
     assert.match(text, new RegExp(`asked at 1 run end and ${fired.length} mid-run checkpoints:`));
     // This test turns the break-even off: the line names the batch and the room trigger, not the money rule.
-    assert.match(text, /mid-run checkpoints: on \(from turn 8, outputs at least 1 turn old, in batches of 10\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/);
+    assert.match(
+      text,
+      /mid-run checkpoints: on \(from turn 8, outputs at least 1 turn old, in batches of 10\.0k chars, or past 40\.0k tokens of context when a batch takes out 10\.0k\)/,
+    );
     assert.match(text, /last mid-run checkpoint \(\d+ ms, \d+ requests?, [\d.]+k chars kept out\):\n {4}(distilled|removed|kept) /);
     assert.doesNotMatch(text, /not in this version/);
   } finally {
@@ -202,7 +222,11 @@ for (const [name, behaviour] of [
   test(`Pi ${piVersion}: ${name} classifier changes nothing mid-run and delays it by at most timeoutMs + 500 ms`, async () => {
     const times: number[] = [];
     const timeoutMs = 1500;
-    const { pi, prompt } = await startLongRun({ guardSettings: { midRunBreakEven: false, timeoutMs }, classifier: behaviour, script: timed(longRunScript(), times) });
+    const { pi, prompt } = await startLongRun({
+      guardSettings: { midRunBreakEven: false, timeoutMs },
+      classifier: behaviour,
+      script: timed(longRunScript(), times),
+    });
     try {
       await pi.prompt(prompt);
       assertNoPassFailure(pi.notifications);
@@ -210,7 +234,11 @@ for (const [name, behaviour] of [
       assert.deepEqual(entriesOf(branch, "context_edit"), [], "no output was edited");
       const fired = checkpoints(branch);
       assert.ok(fired.length > 0, "checkpoints ran and recorded why they kept everything");
-      for (const c of fired) assert.ok((c.data.results as Loose[]).every((r) => r.outcome === "kept"), JSON.stringify(c.data.results));
+      for (const c of fired)
+        assert.ok(
+          (c.data.results as Loose[]).every((r) => r.outcome === "kept"),
+          JSON.stringify(c.data.results),
+        );
       // Every request carries the whole run so far.
       for (let k = 1; k < pi.requests.length; k++) assert.ok(size(pi.requests[k].messages) > size(pi.requests[k - 1].messages), `request ${k + 1} grew`);
       // From a checkpoint's first classifier call to the next provider request: at most timeoutMs + 500 ms.

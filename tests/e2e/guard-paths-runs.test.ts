@@ -24,7 +24,9 @@ const files = {
 
 /** Every tool call in a provider request has its result and every result its call. */
 function assertPaired(messages: Loose[]) {
-  const calls = messages.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : []).filter((b: Loose) => b.type === "toolCall").map((b: Loose) => b.id));
+  const calls = messages.flatMap((m) =>
+    (m.role === "assistant" && Array.isArray(m.content) ? m.content : []).filter((b: Loose) => b.type === "toolCall").map((b: Loose) => b.id),
+  );
   const results = messages.filter((m) => m.role === "toolResult").map((m) => m.toolCallId);
   assert.deepEqual([...results].sort(), [...calls].sort(), "tool calls and results pair up");
 }
@@ -111,7 +113,11 @@ test(`Pi ${piVersion}: aborted runs and a model error are not judged; the next c
       assert.equal(state.tool_arguments, JSON.stringify({ command: "cat new.log" }));
     }
     const target = toolResultEntry(branch, "d1").id;
-    assert.deepEqual(edits().map((e: Loose) => e.targetId), [target], "one edit, on the new output");
+    assert.deepEqual(
+      edits().map((e: Loose) => e.targetId),
+      [target],
+      "one edit, on the new output",
+    );
     // One run-end pass; a mid-run checkpoint may judge the old exchanges first (age gate 1), never an output.
     const all = guardRecords(branch);
     const records = all.filter((r: Loose) => r.phase === "run-end");
@@ -241,7 +247,9 @@ test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, on
     pi.script("Four done.");
     await pi.prompt("Four");
     assert.deepEqual(exchangeResults(), [[one, "kept", "deferred", "p.05"]]);
-    const four = guardRecords(pi.branch()).at(-1).results.find((r: Loose) => r.kind === "exchange");
+    const four = guardRecords(pi.branch())
+      .at(-1)
+      .results.find((r: Loose) => r.kind === "exchange");
     assert.ok(four.beforeChars < 8_000, `exchange 1 alone is under the minimum saving (${four.beforeChars} chars)`);
     assert.equal(entriesOf(pi.branch(), "context_edit").length, 0);
 
@@ -251,7 +259,9 @@ test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, on
       [one, "kept", "deferred", "p.05"],
       [two, "kept", "deferred", "p.05"],
     ]);
-    const five = guardRecords(pi.branch()).at(-1).results.filter((r: Loose) => r.kind === "exchange");
+    const five = guardRecords(pi.branch())
+      .at(-1)
+      .results.filter((r: Loose) => r.kind === "exchange");
     assert.ok(five[0].beforeChars + five[1].beforeChars > 9_000, "together they pass the minimum: the ratio defers them");
     assert.deepEqual(entriesOf(pi.branch(), "context_edit"), [], "nothing omitted while deferred");
 
@@ -275,21 +285,33 @@ test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, on
       assert.deepEqual(result.omitted, [prompt.id, ...inside.map((e: Loose) => e.id)]);
       const edit = entriesOf(branch, "context_edit").find((e: Loose) => e.targetId === prompt.id);
       const stub = edit.replacement.content[0].text as string;
-      assert.match(stub, /^\[context-guard\] Omitted an earlier exchange judged unrelated to the current work: "[^"]+" \(4 messages, ~\d+(\.\d)?k tokens\)\. Full exchange: recall\(\{"entryId":"[^"]+"\}\)\.$/);
+      assert.match(
+        stub,
+        /^\[context-guard\] Omitted an earlier exchange judged unrelated to the current work: "[^"]+" \(4 messages, ~\d+(\.\d)?k tokens\)\. Full exchange: recall\(\{"entryId":"[^"]+"\}\)\.$/,
+      );
       assert.ok(stub.includes(`"${k === 0 ? one : two}"`) && stub.includes(`recall({"entryId":"${prompt.id}"})`));
       assert.equal(result.afterChars, stub.length);
       for (const e of inside) assert.equal(entriesOf(branch, "context_edit").find((x: Loose) => x.targetId === e.id)?.replacement, null);
       stubs.push(stub);
     }
     assert.equal(entriesOf(branch, "context_edit").length, 8, "2 stubs and 6 omissions, nothing else");
-    assert.equal(record.savedChars, record.results.reduce((s: number, r: Loose) => s + r.beforeChars - r.afterChars, 0));
+    assert.equal(
+      record.savedChars,
+      record.results.reduce((s: number, r: Loose) => s + r.beforeChars - r.afterChars, 0),
+    );
 
     // The next request: the two stubs in place, the omitted calls and results gone, every call paired.
     pi.script("Seven done.");
     await pi.prompt("Seven");
     const next = pi.requests.at(-1)!.messages;
     assertPaired(next);
-    assert.deepEqual(next.filter((m) => m.role === "user").slice(0, 2).map(textOf), stubs);
+    assert.deepEqual(
+      next
+        .filter((m) => m.role === "user")
+        .slice(0, 2)
+        .map(textOf),
+      stubs,
+    );
     assert.ok(!next.some((m) => m.role === "toolResult" && (m.toolCallId === "e1" || m.toolCallId === "e2")));
     assert.ok(!next.some((m) => m.role === "assistant" && ["Listed.", "Listed again."].includes(textOf(m))));
     assertNoPassFailure(pi.notifications);

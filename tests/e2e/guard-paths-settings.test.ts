@@ -20,7 +20,10 @@ const removeAll = answering((id, q) => {
   return 0.1;
 });
 
-const edited = (branch: Loose[]) => entriesOf(branch, "context_edit").map((e: Loose) => e.targetId as string).sort();
+const edited = (branch: Loose[]) =>
+  entriesOf(branch, "context_edit")
+    .map((e: Loose) => e.targetId as string)
+    .sort();
 const large = (calls: ClassifierCall[]) => calls.filter((c) => (c.request.state as Loose).chunks).map((c) => c.request.state as Loose);
 const smallItems = (calls: ClassifierCall[]) => calls.flatMap((c) => Object.values(((c.request.state as Loose).outputs ?? {}) as Record<string, Loose>));
 
@@ -48,7 +51,10 @@ test(`Pi ${piVersion}: recall matches within each line's first 4,000 characters 
     const entry = toolResultEntry(pi.branch(), "c");
     const raw = textOf(entry.message);
     const printed = raw.replace(/\n$/, "").split("\n");
-    assert.ok(printed.length === lines.length && printed.every((l, i) => l === lines[i]), `Pi's bash kept every line whole (${printed.length} lines, ${raw.length} chars)`);
+    assert.ok(
+      printed.length === lines.length && printed.every((l, i) => l === lines[i]),
+      `Pi's bash kept every line whole (${printed.length} lines, ${raw.length} chars)`,
+    );
     pi.script(
       [
         { tool: "recall", args: { entryId: entry.id, pattern: "NEEDLE" }, id: "n" },
@@ -101,13 +107,22 @@ for (const excluded of ["read", "bash"]) {
       const id = (call: string) => toolResultEntry(branch, call).id as string;
       assert.ok(textOf(toolResultEntry(branch, "read-small").message).length >= 400, "the small outputs are in the small band");
       assert.deepEqual([...new Set(large(pi.classifierCalls).map((s) => s.tool))], [other], `only ${other}'s large output is sent`);
-      assert.deepEqual(smallItems(pi.classifierCalls).map((o) => o.tool.split(" ")[0]), [other], `only ${other}'s small output is sent`);
+      assert.deepEqual(
+        smallItems(pi.classifierCalls).map((o) => o.tool.split(" ")[0]),
+        [other],
+        `only ${other}'s small output is sent`,
+      );
       const sent = JSON.stringify(pi.classifierCalls.map((c) => c.request));
       for (const name of excluded === "read" ? ["alpha", "gamma"] : ["beta", "delta"]) assert.ok(!sent.includes(`${name} 1:`), `${name} is never sent`);
       assert.deepEqual(edited(branch), [id(`${other}-large`), id(`${other}-small`)].sort());
       assert.deepEqual(
-        guardRecords(branch)[0].results.map((r: Loose) => [r.kind, r.tool, r.outcome]).sort(),
-        [["large", other, "removed"], ["small", other, "removed"]].sort(),
+        guardRecords(branch)[0]
+          .results.map((r: Loose) => [r.kind, r.tool, r.outcome])
+          .sort(),
+        [
+          ["large", other, "removed"],
+          ["small", other, "removed"],
+        ].sort(),
       );
       assertNoPassFailure(pi.notifications);
     } finally {
@@ -138,7 +153,10 @@ for (const distillErrors of [false, true]) {
       assert.ok(textOf(failed.message).length >= 8_000, "a large output");
       const sent = large(pi.classifierCalls);
       const judgedFailed = sent.filter((s) => s.tool_arguments.includes("a.log"));
-      assert.ok(sent.some((s) => s.tool_arguments.includes("b.log")), "the pass ran and judged the other output");
+      assert.ok(
+        sent.some((s) => s.tool_arguments.includes("b.log")),
+        "the pass ran and judged the other output",
+      );
       const ids = [toolResultEntry(branch, "ok").id];
       if (distillErrors) {
         assert.ok(judgedFailed.length >= 1, "the failed output is sent");
@@ -149,7 +167,12 @@ for (const distillErrors of [false, true]) {
         assert.ok(!JSON.stringify(pi.classifierCalls.map((c) => c.request)).includes("alpha 1:"));
       }
       assert.deepEqual(edited(branch), ids.sort());
-      assert.deepEqual(guardRecords(branch)[0].results.map((r: Loose) => r.entryId).sort(), ids.sort());
+      assert.deepEqual(
+        guardRecords(branch)[0]
+          .results.map((r: Loose) => r.entryId)
+          .sort(),
+        ids.sort(),
+      );
       assertNoPassFailure(pi.notifications);
     } finally {
       await pi.dispose();
@@ -228,14 +251,21 @@ for (const pruneExchanges of [false, true]) {
       const next = pi.requests.at(-1)!.messages;
       if (pruneExchanges) {
         assert.equal(exchangeRequests.length, 1);
-        assert.deepEqual(Object.values((exchangeRequests[0].request.state as Loose).exchanges).map((x: Loose) => x.user), ["An unrelated task: list numbers"]);
+        assert.deepEqual(
+          Object.values((exchangeRequests[0].request.state as Loose).exchanges).map((x: Loose) => x.user),
+          ["An unrelated task: list numbers"],
+        );
         assert.ok(edited(branch).includes(prompt.id), "the old exchange is omitted");
         assert.ok(!next.some((m) => m.role === "toolResult" && m.toolCallId === "s1"));
       } else {
         assert.deepEqual(exchangeRequests, [], "no exchange item is sent");
         assert.ok(!pi.classifierCalls.some((c) => Object.keys(c.request.questions).some((q) => q.startsWith("exchange_"))));
         assert.deepEqual(edited(pi.branch()), [], "nothing is omitted");
-        assert.equal(textOf(next.find((m) => m.role === "toolResult" && m.toolCallId === "s1")), textOf(toolResultEntry(branch, "s1").message), "the old output stays");
+        assert.equal(
+          textOf(next.find((m) => m.role === "toolResult" && m.toolCallId === "s1")),
+          textOf(toolResultEntry(branch, "s1").message),
+          "the old output stays",
+        );
         assert.equal(textOf(next.find((m) => m.role === "user")), "An unrelated task: list numbers");
       }
       assertNoPassFailure(pi.notifications);

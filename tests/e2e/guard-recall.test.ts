@@ -36,14 +36,11 @@ test(`Pi ${piVersion}: every distilled output of a run is recalled byte for byte
     assert.equal(noted.length, 2);
 
     // The model reads the ids from the notes in its context, as a model would.
-    pi.script(
-      (request) => {
-        const ids = request.messages.filter((m: Loose) => m.role === "toolResult").map((m: Loose) => RECALL.exec(textOf(m))?.[1]);
-        assert.deepEqual([...ids].sort(), [...noted].sort());
-        return ids.map((entryId: string | undefined, i: number): Call => ({ tool: "recall", args: { entryId: entryId ?? "" }, id: `rc${i}` }));
-      },
-      "Here is everything again.",
-    );
+    pi.script((request) => {
+      const ids = request.messages.filter((m: Loose) => m.role === "toolResult").map((m: Loose) => RECALL.exec(textOf(m))?.[1]);
+      assert.deepEqual([...ids].sort(), [...noted].sort());
+      return ids.map((entryId: string | undefined, i: number): Call => ({ tool: "recall", args: { entryId: entryId ?? "" }, id: `rc${i}` }));
+    }, "Here is everything again.");
     await pi.prompt("Show me both outputs in full again.");
     const branch = pi.branch();
     for (const [i, id] of noted.entries()) {
@@ -88,7 +85,11 @@ test(`Pi ${piVersion}: pattern, offset/limit, and bad calls`, async () => {
     assert.ok(recalled(branch, "po").text.startsWith(`${matching[1][0]}: ${matching[1][1]}`));
     assert.ok(recalled(branch, "ol").text.startsWith(lines.slice(9, 12).join("\n")));
     assert.doesNotMatch(recalled(branch, "ol").text, new RegExp(lines[12].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
-    for (const [call, why] of [["la", /look-ahead/], ["br", /back-reference/], ["bad", /not valid regex-lite syntax/]] as const) {
+    for (const [call, why] of [
+      ["la", /look-ahead/],
+      ["br", /back-reference/],
+      ["bad", /not valid regex-lite syntax/],
+    ] as const) {
       const r = recalled(branch, call);
       assert.equal(r.isError, true, call);
       assert.match(r.text, why);
@@ -185,7 +186,10 @@ test(`Pi ${piVersion}: the id of a prompt the guard never omitted recalls its ex
     await pi.prompt("Run the two commands.");
     await pi.prompt("Anything left?");
     const prompts = pi.branch().filter((e: Loose) => e.type === "message" && e.message?.role === "user");
-    assert.deepEqual(prompts.map((e: Loose) => textOf(e.message)), ["Run the two commands.", "Anything left?"]);
+    assert.deepEqual(
+      prompts.map((e: Loose) => textOf(e.message)),
+      ["Run the two commands.", "Anything left?"],
+    );
     // Small outputs: no pass judged anything, so no record names either exchange.
     assert.deepEqual(entriesOf(pi.branch(), "custom", "context-guard"), []);
     assert.deepEqual(entriesOf(pi.branch(), "context_edit"), []);

@@ -42,7 +42,10 @@ async function runOn(provider: Provider, bugs: number, settings: Record<string, 
     await pi.prompt(prompt);
     assertNoPassFailure(pi.notifications);
     await pi.prompt("/guard details");
-    const records = pi.branch().filter((e: Loose) => e.type === "custom" && e.customType === "context-guard").map((e: Loose) => e.data);
+    const records = pi
+      .branch()
+      .filter((e: Loose) => e.type === "custom" && e.customType === "context-guard")
+      .map((e: Loose) => e.data);
     let turns = 0;
     const checkpointTurns: number[] = [];
     for (const e of pi.branch()) {
@@ -83,9 +86,15 @@ for (const provider of ["anthropic", "openai"] as Provider[]) {
     assert.ok(decision.expectedChars / 4 >= EARLY.midRunRoomMinTokens);
     // The same run with the trigger off: the first checkpoint of the room run is not there.
     const first = checkpointsOf(withRoom)[0];
-    assert.ok(!checkpointsOf(without).some((r) => JSON.stringify(r.results) === JSON.stringify(first.results)), "with the trigger off that checkpoint does not fire");
+    assert.ok(
+      !checkpointsOf(without).some((r) => JSON.stringify(r.results) === JSON.stringify(first.results)),
+      "with the trigger off that checkpoint does not fire",
+    );
     // /guard says the decisions in dollars (the catalog has prices).
-    assert.match(without.guardText, /break-even: checkpoint [\d.]+k? pending, [\d.]+k? expected to go: saves \$[\d.]+ over ~\d+ later requests [≥<] \$[\d.]+ to write [\d.]+k? tokens again/);
+    assert.match(
+      without.guardText,
+      /break-even: checkpoint [\d.]+k? pending, [\d.]+k? expected to go: saves \$[\d.]+ over ~\d+ later requests [≥<] \$[\d.]+ to write [\d.]+k? tokens again/,
+    );
     // The request after the room checkpoint, against the same request without it.
     const after = withRoom.bodies.findIndex((_, i) => i > 0 && withRoom.bodies[i] < without.bodies[i]);
     assert.ok(after > 0, `a later request is smaller with the room trigger: ${withRoom.bodies.slice(0, 8)} vs ${without.bodies.slice(0, 8)}`);

@@ -15,10 +15,7 @@ test(`Pi ${piVersion}: one request per segment, its state and questions field by
     files: fixtureRepo(),
     classifier: keepMatching("=== 503"),
     guardSettings: { maxChunksPerSegment: 20 },
-    script: [
-      { tool: "bash", args: { command: "rg -n status src/services" }, id: "g" },
-      "Services 03, 10, 17, 24, 31, 38, 45, 52 and 59 retry on 503.",
-    ],
+    script: [{ tool: "bash", args: { command: "rg -n status src/services" }, id: "g" }, "Services 03, 10, 17, 24, 31, 38, 45, 52 and 59 retry on 503."],
   });
   try {
     await pi.prompt("Which services retry on 503?");
@@ -40,7 +37,10 @@ test(`Pi ${piVersion}: one request per segment, its state and questions field by
       // Chunks are numbered across the whole output.
       const ids = Object.keys(state.chunks);
       assert.ok(ids.length <= 20);
-      assert.deepEqual(ids, ids.map((_, k) => `chunk_${next + k}`));
+      assert.deepEqual(
+        ids,
+        ids.map((_, k) => `chunk_${next + k}`),
+      );
       const q = call.request.questions as Loose;
       assert.deepEqual(Object.keys(q), ["keep_whole", "focus", ...ids]);
       assert.equal(q.keep_whole.type, "bool");
@@ -72,9 +72,7 @@ test(`Pi ${piVersion}: history goes in earlier_conversation; notes of the run in
     const state = pi.classifierCalls[0].request.state as Loose;
     assert.deepEqual(Object.keys(state).slice(0, 5), ["situation", "earlier_conversation", "user_question", "final_answer", "agent_notes_during_the_run"]);
     assert.match(state.situation, /earlier_conversation/);
-    assert.deepEqual(state.earlier_conversation.recent_exchanges, [
-      { user: "What does this project do?", assistant: "The project renders build badges." },
-    ]);
+    assert.deepEqual(state.earlier_conversation.recent_exchanges, [{ user: "What does this project do?", assistant: "The project renders build badges." }]);
     assert.equal(state.agent_notes_during_the_run, "Looking for the retry lines now.");
     assertNoPassFailure(pi.notifications);
   } finally {

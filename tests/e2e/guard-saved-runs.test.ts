@@ -20,7 +20,14 @@ import { type Loose, piVersion } from "../harness/pi.ts";
 import type { PiSession } from "../harness/session.ts";
 
 /** Pi's folder for a project's sessions (session-manager.js `getDefaultSessionDirPath`). */
-const projectFolder = (agentDir: string, cwd: string) => join(agentDir, "sessions", `--${resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`);
+const projectFolder = (agentDir: string, cwd: string) =>
+  join(
+    agentDir,
+    "sessions",
+    `--${resolve(cwd)
+      .replace(/^[/\\]/, "")
+      .replace(/[/\\:]/g, "-")}--`,
+  );
 
 /** Saved sessions of the project: tool calls per run and the file's size (writeSession ends a file's last run past it). */
 const SAVED = [
@@ -31,14 +38,20 @@ const SAVED = [
 
 /** The lower median of what remained of the runs longer than `turns`, else `turns` (GUARD.md's `median`). */
 function expectedLater(runs: number[], turns: number): number {
-  const rest = runs.filter((n) => n > turns).map((n) => n - turns).sort((a, b) => a - b);
+  const rest = runs
+    .filter((n) => n > turns)
+    .map((n) => n - turns)
+    .sort((a, b) => a - b);
   return Math.max(1, rest.length ? rest[(rest.length - 1) >> 1] : turns);
 }
 
 async function guardText(pi: PiSession): Promise<string> {
   const before = pi.notifications.length;
   await pi.prompt("/guard details");
-  return pi.notifications.slice(before).map((n) => n.message).join("\n");
+  return pi.notifications
+    .slice(before)
+    .map((n) => n.message)
+    .join("\n");
 }
 
 /** `/guard` once the saved sessions are read (they are read in the background from the session's start). */
@@ -99,7 +112,12 @@ test(`Pi ${piVersion}: a new session's first checkpoint expects the median of th
   });
   try {
     const before = await guardTextWhenRead(pi);
-    assert.match(before, new RegExp(`later requests: median of ${n} earlier runs \\(this session 0, saved sessions ${n}\\); read from 3 saved sessions of this project, 1 over 2 MB left out`));
+    assert.match(
+      before,
+      new RegExp(
+        `later requests: median of ${n} earlier runs \\(this session 0, saved sessions ${n}\\); read from 3 saved sessions of this project, 1 over 2 MB left out`,
+      ),
+    );
 
     await pi.prompt(prompt);
     assertNoPassFailure(pi.notifications);

@@ -58,7 +58,9 @@ test(`Pi ${piVersion}: no secret of the independent corpus reaches the judge`, a
     // The window keeps the originals.
     const raw = textOf(toolResultEntry(pi.branch(), "part0").message);
     assert.ok(raw.includes(corpus.outputs[0].text.slice(0, 200)));
-    console.log(`${planted.length} secrets of ${new Set(planted.map((p) => p.kind)).size} kinds in ${at} outputs, ${pi.classifierCalls.length} requests: none left`);
+    console.log(
+      `${planted.length} secrets of ${new Set(planted.map((p) => p.kind)).size} kinds in ${at} outputs, ${pi.classifierCalls.length} requests: none left`,
+    );
   } finally {
     await pi.dispose();
   }

@@ -50,7 +50,9 @@ DB_PASSWORD=${SECRETS.dbPassword}
 function deployLog(): string {
   const lines: string[] = [];
   for (let i = 0; i < 260; i++) {
-    lines.push(`2026-11-30T10:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z INFO step ${i}: migrated table_${i % 17} in ${i % 90} ms`);
+    lines.push(
+      `2026-11-30T10:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z INFO step ${i}: migrated table_${i % 17} in ${i % 90} ms`,
+    );
     if (i === 40) lines.push(`2026-11-30T10:00:40Z DEBUG connecting to postgres://deploy:${SECRETS.urlPassword}@db.internal:5432/app`);
     if (i === 120) lines.push(`2026-11-30T10:02:00Z DEBUG > POST /v1/releases Authorization: Bearer ${SECRETS.jwt}`);
     if (i === 200) lines.push(`2026-11-30T10:03:20Z ERROR release failed: upstream answered 503 for ${SECRETS.awsKey}`);
@@ -62,7 +64,9 @@ function deployLog(): string {
 function sources(): Record<string, string> {
   const files: Record<string, string> = {};
   for (let f = 0; f < 40; f++) {
-    const body = Array.from({ length: 12 }, (_, i) => `export const token${i} = readToken(process.env.API_KEY_${f}_${i}); // key rotation ${f}.${i}`).join("\n");
+    const body = Array.from({ length: 12 }, (_, i) => `export const token${i} = readToken(process.env.API_KEY_${f}_${i}); // key rotation ${f}.${i}`).join(
+      "\n",
+    );
     files[`src/service-${f}.ts`] = `${body}\n`;
   }
   return files;
@@ -107,13 +111,24 @@ test(`Pi ${piVersion}: no secret reaches the judge; the window keeps every origi
       for (const r of requests) assert.ok(!r.includes(secret), `${secret.slice(0, 12)}… reached the judge`);
     }
     const all = requests.join("\n");
-    for (const kind of ["aws-access-key", "aws-secret-key", "github-token", "slack-token", "openai-key", "anthropic-key", "stripe-key", "password", "url-credentials", "jwt"]) {
+    for (const kind of [
+      "aws-access-key",
+      "aws-secret-key",
+      "github-token",
+      "slack-token",
+      "openai-key",
+      "anthropic-key",
+      "stripe-key",
+      "password",
+      "url-credentials",
+      "jwt",
+    ]) {
       assert.ok(all.includes(`[secret: ${kind}]`), `a ${kind} placeholder was sent`);
     }
     // The secret files were not sent at all: neither read's output is in any request.
     assert.ok(!all.includes("# production settings") && !all.includes("BEGIN OPENSSH"), "a secret file's output was sent");
     const args = pi.classifierCalls.map((c) => (c.request.state as Loose).tool_arguments).filter(Boolean);
-    assert.ok(!args.some((a: string) => a.includes(".env\"") || a.includes("id_ed25519")), "no request is about a secret file");
+    assert.ok(!args.some((a: string) => a.includes('.env"') || a.includes("id_ed25519")), "no request is about a secret file");
 
     // The record counts them by kind, with the files; never a value.
     const records = entriesOf(branch, "custom", "context-guard");
@@ -136,7 +151,10 @@ test(`Pi ${piVersion}: no secret reaches the judge; the window keeps every origi
     // /guard names the kinds and the files, never a value.
     await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)?.message ?? "";
-    assert.match(report, /withheld from the judge in the last pass that held any: \d+ secrets as placeholders \(.*aws-access-key \d.*\); not sent, as files or commands that print secrets: read `\.env`, read `keys\/id_ed25519`/);
+    assert.match(
+      report,
+      /withheld from the judge in the last pass that held any: \d+ secrets as placeholders \(.*aws-access-key \d.*\); not sent, as files or commands that print secrets: read `\.env`, read `keys\/id_ed25519`/,
+    );
     for (const secret of allSecrets) assert.ok(!report.includes(secret));
     assertNoPassFailure(pi.notifications);
   } finally {
@@ -193,8 +211,10 @@ test(`Pi ${piVersion}: a chat model as the judge (Pi's anthropic provider, loopb
     const judged = server.bodies.filter((b: Loose) => JSON.stringify(b.system ?? "").includes("You are the judge of a context guard"));
     assert.ok(judged.length > 0, "the judge was asked");
     const sentToJudge = JSON.stringify(judged);
-    for (const secret of [SECRETS.urlPassword, SECRETS.jwt, SECRETS.awsKey]) assert.ok(!sentToJudge.includes(secret), `${secret.slice(0, 12)}… reached the judge`);
-    for (const kind of ["url-credentials", "jwt", "aws-access-key"]) assert.ok(sentToJudge.includes(`[secret: ${kind}]`), `a ${kind} placeholder reached the judge`);
+    for (const secret of [SECRETS.urlPassword, SECRETS.jwt, SECRETS.awsKey])
+      assert.ok(!sentToJudge.includes(secret), `${secret.slice(0, 12)}… reached the judge`);
+    for (const kind of ["url-credentials", "jwt", "aws-access-key"])
+      assert.ok(sentToJudge.includes(`[secret: ${kind}]`), `a ${kind} placeholder reached the judge`);
   } finally {
     await pi.dispose();
   }

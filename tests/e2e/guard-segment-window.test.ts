@@ -20,10 +20,13 @@ const WINDOW = 20_000;
 const CHARS_PER_TOKEN = 2.5;
 
 /** A log of distinct lines, under Pi's 50 KB bash output cap. */
-const log = (name: string, lines: number) => `${Array.from({ length: lines }, (_, i) => `${name} ${i + 1}: worker finished job ${i * 7} in ${i % 97} ms`).join("\n")}\n`;
+const log = (name: string, lines: number) =>
+  `${Array.from({ length: lines }, (_, i) => `${name} ${i + 1}: worker finished job ${i * 7} in ${i % 97} ms`).join("\n")}\n`;
 
 const segmentChars = (calls: ClassifierCall[]) =>
-  calls.filter((c) => (c.request.state as Loose).chunks).map((c) => Object.values((c.request.state as Loose).chunks as Record<string, string>).reduce((sum, t) => sum + t.length, 0));
+  calls
+    .filter((c) => (c.request.state as Loose).chunks)
+    .map((c) => Object.values((c.request.state as Loose).chunks as Record<string, string>).reduce((sum, t) => sum + t.length, 0));
 
 const script = () => [
   { tool: "bash", args: { command: "cat a.log" }, id: "a" },
@@ -79,7 +82,11 @@ test(`Pi ${piVersion}: with the classifier's usual window the same setting is ke
     const sizes = segmentChars(pi.classifierCalls);
     assert.ok(sizes.length >= 1 && Math.max(...sizes) > clipped, `largest segment ${Math.max(...sizes)} ≤ ${clipped}: the clip made no difference`);
     assert.ok(Math.max(...sizes) <= 40_000);
-    assert.deepEqual(pi.notifications.filter((n) => n.message.includes("maxSegmentChars")), [], "no warning");
+    assert.deepEqual(
+      pi.notifications.filter((n) => n.message.includes("maxSegmentChars")),
+      [],
+      "no warning",
+    );
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();

@@ -36,9 +36,15 @@ test(`Pi ${piVersion}: bad values fall back with a warning that names the key`, 
     await pi.prompt("Which services retry on 503?");
     const warnings = pi.notifications.filter((n) => n.type === "warning").map((n) => n.message);
     for (const key of ["minResultChars", "chunkKeepThreshold", "timeoutMs", "concurrency", "excludeTools", "historyExchanges", "midRun", "colour"]) {
-      assert.ok(warnings.some((w) => w.includes(`"${key}"`)), `a warning names ${key}:\n${warnings.join("\n")}`);
+      assert.ok(
+        warnings.some((w) => w.includes(`"${key}"`)),
+        `a warning names ${key}:\n${warnings.join("\n")}`,
+      );
     }
-    assert.ok(warnings.every((w) => w.includes("context-guard.json")), "each warning names the file");
+    assert.ok(
+      warnings.every((w) => w.includes("context-guard.json")),
+      "each warning names the file",
+    );
     // The defaults applied: the pass ran with 8,000 ms per request and distilled.
     assert.equal(pi.classifierCalls[0].timeoutMs, 8_000);
     assert.match(pi.status("context-guard") ?? "", /^🛡 −\d/);
@@ -62,8 +68,7 @@ test(`Pi ${piVersion}: a malformed file keeps the defaults and says so`, async (
     classifier: keepMatching("=== 503"),
     guardSettings: "{ not json",
     script: search,
-    beforeStart: (agentDir) =>
-      writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
+    beforeStart: (agentDir) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { openrouter: { baseUrl: server.baseUrl } } })),
   });
   try {
     await pi.prompt("Which services retry on 503?");
@@ -96,7 +101,10 @@ test(`Pi ${piVersion}: /guard shows the state and the last pass; on/off persist;
     assert.match(report, /model: fakejev\/jev-test/);
     assert.match(report, /kept out of the window now: ~\d+(\.\d)?k tokens .* by 1 item/);
     assert.match(report, /the judge was asked at 1 run end and 0 mid-run checkpoints: \d+ requests/);
-    assert.match(report, /last large outputs \(run end, \d+ ms\):\n    distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \((\w[\w-]* = [^;)]+(; )?)+\) kw\.05 focus=chunk_\d+:\.70/);
+    assert.match(
+      report,
+      /last large outputs \(run end, \d+ ms\):\n {4}distilled bash `rg -n status src\/services`: 37\.7k → [\d.]+k? chars \((\w[\w-]* = [^;)]+(; )?)+\) kw\.05 focus=chunk_\d+:\.70/,
+    );
     // The first screen (issue 28): `/guard` and `/guard status`, short, with the way to the details.
     await pi.prompt("/guard");
     const short = pi.notifications.at(-1)?.message ?? "";

@@ -94,7 +94,11 @@ test(`Pi ${piVersion} TUI: /guard details fits 80, 100 and 120 columns, each wra
       for (const line of block) assert.match(line, /^ {3}\S|^ {5,}\S/, `at ${width} columns: ${JSON.stringify(line)}`);
       assert.ok(block.every((l) => l.length <= width));
       // Something did wrap at 80: the bill's line is longer than a row.
-      if (width === 80) assert.ok(block.some((l) => /^ {5}\S/.test(l)), pane);
+      if (width === 80)
+        assert.ok(
+          block.some((l) => /^ {5}\S/.test(l)),
+          pane,
+        );
     }
     assertNoPassFailure([tui.capture()]);
   } finally {

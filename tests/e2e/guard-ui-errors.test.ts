@@ -103,17 +103,30 @@ for (const c of cases) {
       const raw = textOf(logEntry.message);
 
       // The pass ran to its end: the edit and the record are on the branch.
-      assert.deepEqual(entriesOf(branch, "context_edit").map((e: Loose) => e.targetId), [logEntry.id]);
+      assert.deepEqual(
+        entriesOf(branch, "context_edit").map((e: Loose) => e.targetId),
+        [logEntry.id],
+      );
       const records = entriesOf(branch, "custom", "context-guard");
       assert.equal(records.length, 1);
-      assert.deepEqual(records[0].data.results.map((r: Loose) => [r.kind, r.entryId, r.outcome]), [["large", logEntry.id, "distilled"]]);
+      assert.deepEqual(
+        records[0].data.results.map((r: Loose) => [r.kind, r.entryId, r.outcome]),
+        [["large", logEntry.id, "distilled"]],
+      );
 
       // The next request carries exactly the distilled output.
       await pi.prompt("Thanks.");
       const [visible] = toolResults(pi.requests.at(-1)?.messages ?? []);
       assert.equal(
         textOf(visible),
-        expectedNote({ label: "bash `cat test.log`", entryId: logEntry.id, raw, chunks: chunksSeen(pi.classifierCalls, "bash"), kept, numbering: { kind: "output" } }),
+        expectedNote({
+          label: "bash `cat test.log`",
+          entryId: logEntry.id,
+          raw,
+          chunks: chunksSeen(pi.classifierCalls, "bash"),
+          kept,
+          numbering: { kind: "output" },
+        }),
       );
 
       // `/guard` notifies (its summary) and sets the status again: a failing notify is met here, a

@@ -68,7 +68,9 @@ const records = (branch: Loose[]) => branch.filter((e) => e.type === "custom" &&
 const edits = (branch: Loose[]) => branch.filter((e) => e.type === "context_edit");
 const total = (r: Run) => r.usage.reduce((n, u) => n + cost(u), 0);
 const readTexts = (branch: Loose[]) =>
-  branch.filter((e) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "read").map((e) => e.message.content[0].text as string);
+  branch
+    .filter((e) => e.type === "message" && e.message.role === "toolResult" && e.message.toolName === "read")
+    .map((e) => e.message.content[0].text as string);
 
 test(`Pi ${piVersion}: with a judge that keeps 65%, a short follow-up costs what guard off costs; the outputs wait, then go in free on a lapsed cache`, async () => {
   const off = await run({ enabled: false }, "keeps 65%", 1, 0);
@@ -92,9 +94,13 @@ test(`Pi ${piVersion}: with a judge that keeps 65%, a short follow-up costs what
   assert.ok(decision.costMicros > decision.gainMicros, JSON.stringify(decision));
   assert.equal(decision.later, 1, "at the end of the run that read them, only the next request counts");
   // Every request carried every read whole, and cost exactly what it cost with the guard off.
-  for (const text of readTexts(on.branch)) assert.ok(JSON.stringify(on.bodies.at(-1)).includes(JSON.stringify(text).slice(1, 2_000)), "the last request carries each read");
+  for (const text of readTexts(on.branch))
+    assert.ok(JSON.stringify(on.bodies.at(-1)).includes(JSON.stringify(text).slice(1, 2_000)), "the last request carries each read");
   assert.equal(total(on).toFixed(6), total(off).toFixed(6), "guard on costs exactly guard off");
-  assert.match(on.guard, /break-even: outputs [\d.]+k saved, [\d.]+k expected to go: saves \$[\d.]+ over ~\d+ later requests < \$[\d.]+ to write [\d.]+k tokens again \(anthropic, [^)]+\) → deferred/);
+  assert.match(
+    on.guard,
+    /break-even: outputs [\d.]+k saved, [\d.]+k expected to go: saves \$[\d.]+ over ~\d+ later requests < \$[\d.]+ to write [\d.]+k tokens again \(anthropic, [^)]+\) → deferred/,
+  );
 
   // Two follow-ups, 10 minutes apart: the 5-minute cache lapses, and the outputs that waited go in before the
   // first follow-up's first request, which writes the whole context anyway.

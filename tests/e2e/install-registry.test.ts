@@ -160,7 +160,12 @@ test(`Pi ${piVersion}: pi install npm:pi-context-guard from a registry on loopba
     // The installed package's own command, with the Pi under test on PATH.
     const bin = join(installed, "bin", "pi-context-guard.mjs");
     const path = [join(piModules, ".bin"), dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
-    const audit = spawnSync(process.execPath, [bin, "audit", sessionFile], { cwd: dir.cwd, encoding: "utf8", env: { ...process.env, PATH: path }, timeout: 60_000 });
+    const audit = spawnSync(process.execPath, [bin, "audit", sessionFile], {
+      cwd: dir.cwd,
+      encoding: "utf8",
+      env: { ...process.env, PATH: path },
+      timeout: 60_000,
+    });
     assert.equal(audit.status, 0, `audit: ${audit.stderr}\n${audit.stdout}`);
     // It found the session's guard record: the pass above, with what it kept out.
     assert.ok(audit.stdout.includes(`file ${sessionFile} (`), audit.stdout);
@@ -169,7 +174,12 @@ test(`Pi ${piVersion}: pi install npm:pi-context-guard from a registry on loopba
     // What it could still do is computed through the installed package (Pi's projection from its folder),
     // though the text shows it only for sessions the guard did not run on (issue 28).
     assert.doesNotMatch(audit.stdout, /\n {2}guard would: /);
-    const json = spawnSync(process.execPath, [bin, "audit", "--json", sessionFile], { cwd: dir.cwd, encoding: "utf8", env: { ...process.env, PATH: path }, timeout: 60_000 });
+    const json = spawnSync(process.execPath, [bin, "audit", "--json", sessionFile], {
+      cwd: dir.cwd,
+      encoding: "utf8",
+      env: { ...process.env, PATH: path },
+      timeout: 60_000,
+    });
     assert.equal(json.status, 0, json.stderr);
     assert.ok(Array.isArray(JSON.parse(json.stdout).sessions[0].wouldDo?.candidates), json.stdout.slice(0, 400));
     assert.doesNotMatch(`${audit.stdout}${audit.stderr}${json.stderr}`, /Cannot find package|ERR_|not computed/);
@@ -327,7 +337,10 @@ test(`Pi ${piVersion}: pi install of a bare clone served by git daemon on loopba
     const install = await pi(["install", source], { ...dir, env: registry.env });
     assert.ok(install.stdout.includes(`Installed ${source}`), install.stdout);
     // npm install --omit=dev in the clone asked the registry what the tags mean.
-    assertNpmStayedOnLoopback(registry, tagged.map((d) => d.name));
+    assertNpmStayedOnLoopback(
+      registry,
+      tagged.map((d) => d.name),
+    );
     const installed = join(dir.agentDir, "git", "127.0.0.1", "local", "pi-context-guard");
     assert.equal(await listed(dir, source), installed);
     const head = (await run("git", ["--git-dir", repo, "rev-parse", "HEAD"])).stdout.trim();

@@ -20,7 +20,11 @@ test(`loads in Pi ${piVersion} and /context reports the session's real messages`
     assert.match(report, /^Context: [\d.]+k? \/ 200\.0k tokens/);
     // The rows came back from wasm and match Pi's own estimate per role.
     const messages = pi.projection().messages as { role: string }[];
-    for (const [role, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResult", "Tool results"]]) {
+    for (const [role, label] of [
+      ["user", "User"],
+      ["assistant", "Assistant"],
+      ["toolResult", "Tool results"],
+    ]) {
       const mine = messages.filter((m) => m.role === role);
       const tokens = mine.reduce((sum, m) => sum + agent.estimateTokens(m), 0);
       assert.match(report, new RegExp(`\\n  ${label} \\(${mine.length}\\) +${tokens} `), `${role} row in:\n${report}`);

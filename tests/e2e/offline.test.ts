@@ -144,7 +144,9 @@ test("the recorder names the host and port of a connection made by Node's http a
   try {
     const before = recorded().length;
     await new Promise<void>((done, fail) => get(`http://127.0.0.1:${port}/`, (res) => res.resume().on("end", done)).on("error", fail));
-    const seen = recorded().slice(before).filter((r) => r.kind === "connect");
+    const seen = recorded()
+      .slice(before)
+      .filter((r) => r.kind === "connect");
     assert.deepEqual(
       seen.map((r) => [r.host, r.port, r.path]),
       [["127.0.0.1", port, undefined]],

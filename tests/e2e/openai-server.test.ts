@@ -6,16 +6,28 @@
 // answers a body OpenAI would reject with.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { IDLE_TTL_MS, INCREMENT_TOKENS, MINIMUM_TOKENS, manualClock, OPENAI_MODEL, type OpenAiServer, openAiSession, promptText, startOpenAiServer, tokensOf } from "../harness/openai-server.ts";
+import {
+  IDLE_TTL_MS,
+  INCREMENT_TOKENS,
+  MINIMUM_TOKENS,
+  manualClock,
+  OPENAI_MODEL,
+  type OpenAiServer,
+  openAiSession,
+  promptText,
+  startOpenAiServer,
+  tokensOf,
+} from "../harness/openai-server.ts";
 import type { Loose } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
 
 /** 8,000 characters: 100 lines of 80, every 13th marked KEEP (the last is line 091). */
-const BIG = Array.from({ length: 100 }, (_, i) => {
-  const n = String(i + 1).padStart(3, "0");
-  const head = `line ${n} ${(i + 1) % 13 === 0 ? "KEEP" : "ok  "}: `;
-  return head + "abcdefghijklmnopqrstuvwxyz0123456789".repeat(3).slice(0, 79 - head.length);
-}).join("\n") + "\n";
+const BIG =
+  Array.from({ length: 100 }, (_, i) => {
+    const n = String(i + 1).padStart(3, "0");
+    const head = `line ${n} ${(i + 1) % 13 === 0 ? "KEEP" : "ok  "}: `;
+    return head + "abcdefghijklmnopqrstuvwxyz0123456789".repeat(3).slice(0, 79 - head.length);
+  }).join("\n") + "\n";
 
 /**
  * The cache read the server must report for request `i`, counted without its
@@ -105,7 +117,10 @@ test("Pi's openai provider runs a scripted run on the loopback Responses API and
         ["openai", "openai-responses", OPENAI_MODEL, "stop"],
       ],
     );
-    assert.deepEqual(replies[1].content.map((b: Loose) => b.type), ["text", "toolCall"]);
+    assert.deepEqual(
+      replies[1].content.map((b: Loose) => b.type),
+      ["text", "toolCall"],
+    );
     assert.equal(replies[1].content[0].text, "Finding the last KEEP line.");
     const price = loopback.registry().find("openai", OPENAI_MODEL).cost;
     replies.forEach((m: Loose, i: number) => {
@@ -149,9 +164,15 @@ test("a body OpenAI would reject reaches Pi as the API's 400, and takes no scrip
     assert.ok(server.bodies.length >= 1);
     assert.equal(server.bodies[0].frequency_of_cheese, 1, "the hook's body reached the server");
     assert.equal(server.usage[0].rejected, "Unknown parameter: 'frequency_of_cheese'.");
-    assert.ok(server.usage.every((u) => u.rejected !== undefined), "Pi's retries (if any) were rejected too");
+    assert.ok(
+      server.usage.every((u) => u.rejected !== undefined),
+      "Pi's retries (if any) were rejected too",
+    );
     assert.equal(server.pendingSteps(), 1);
-    const last = pi.branch().filter((e: Loose) => e.type === "message" && e.message.role === "assistant").at(-1)?.message;
+    const last = pi
+      .branch()
+      .filter((e: Loose) => e.type === "message" && e.message.role === "assistant")
+      .at(-1)?.message;
     assert.equal(last?.stopReason, "error");
     assert.match(last?.errorMessage ?? "", /400.*Unknown parameter: 'frequency_of_cheese'/s);
   } finally {
@@ -165,7 +186,11 @@ test("a body OpenAI would reject reaches Pi as the API's 400, and takes no scrip
 // ---------------------------------------------------------------------------
 
 /** POSTs `body` to the server; a stream's `response.completed` usage, or the error body. */
-async function post(server: OpenAiServer, body: unknown, { path = "/v1/responses", key = "sk-test" } = {}): Promise<{ status: number; usage?: Loose; events?: Loose[]; error?: Loose }> {
+async function post(
+  server: OpenAiServer,
+  body: unknown,
+  { path = "/v1/responses", key = "sk-test" } = {},
+): Promise<{ status: number; usage?: Loose; events?: Loose[]; error?: Loose }> {
   const res = await fetch(server.url + path, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
@@ -186,7 +211,9 @@ async function post(server: OpenAiServer, body: unknown, { path = "/v1/responses
 }
 
 const SYSTEM = "You are a careful assistant. ".repeat(220); // 6,380 characters: ~1,595 tokens before the tools
-const TOOLS = [{ type: "function", name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } }, strict: false }];
+const TOOLS = [
+  { type: "function", name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } }, strict: false },
+];
 /** What a repeat of a prompt reads: its whole tokens but the last, rounded down to 1,024 + k·128. */
 function allSteps(text: string): number {
   const whole = Math.min(Math.floor(text.length / 4), tokensOf(text) - 1);
@@ -261,7 +288,10 @@ test("the server streams text and tool calls as the Responses API does", async (
     const types = r.events!.map((e) => e.type);
     assert.deepEqual(types.slice(0, 2), ["response.created", "response.in_progress"]);
     assert.equal(types.at(-1), "response.completed");
-    assert.deepEqual(r.events!.map((e) => e.sequence_number), types.map((_, i) => i));
+    assert.deepEqual(
+      r.events!.map((e) => e.sequence_number),
+      types.map((_, i) => i),
+    );
     const done = r.events!.filter((e) => e.type === "response.output_item.done").map((e) => e.item);
     assert.deepEqual(
       done.map((i) => [i.type, i.status]),
@@ -273,7 +303,10 @@ test("the server streams text and tool calls as the Responses API does", async (
     assert.equal(done[0].content[0].text, "Looking.");
     assert.deepEqual([done[1].call_id, done[1].name, JSON.parse(done[1].arguments)], ["call_abc", "read", { path: "a.txt" }]);
     assert.match(done[1].id, /^fc_/);
-    const args = r.events!.filter((e) => e.type === "response.function_call_arguments.delta").map((e) => e.delta).join("");
+    const args = r
+      .events!.filter((e) => e.type === "response.function_call_arguments.delta")
+      .map((e) => e.delta)
+      .join("");
     assert.equal(args, done[1].arguments);
     assert.deepEqual(r.events!.at(-1).response.output, done);
     assert.equal(r.events!.at(-1).response.status, "completed");
@@ -292,12 +325,22 @@ test("the server answers a body OpenAI would reject with OpenAI's error, and tak
       [{ stream: true, input: "hi" }, 400, /^Missing required parameter: 'model'\.$/, "model"],
       [{ ...request(["hi"]), temprature: 1 }, 400, /^Unknown parameter: 'temprature'\.$/, "temprature"],
       [{ ...request(["hi"]), prompt_cache_key: "k".repeat(65) }, 400, /string too long\. Expected a string with maximum length 64/, "prompt_cache_key"],
-      [{ ...request(["hi"]), prompt_cache_retention: "1h" }, 400, /^Invalid value: '1h'\. Supported values are: 'in_memory', '24h'\.$/, "prompt_cache_retention"],
+      [
+        { ...request(["hi"]), prompt_cache_retention: "1h" },
+        400,
+        /^Invalid value: '1h'\. Supported values are: 'in_memory', '24h'\.$/,
+        "prompt_cache_retention",
+      ],
       [{ ...request(["hi"]), max_output_tokens: 8 }, 400, /Expected a value >= 16, but got 8/, "max_output_tokens"],
       [{ ...request(["hi"]), previous_response_id: "resp_1" }, 400, /Previous response with id 'resp_1' not found/, "previous_response_id"],
       [{ ...request(["hi"]), stream: false }, 400, /only streamed requests/, "stream"],
       [{ ...request(["hi"]), input: [{ role: "robot", content: "hi" }] }, 400, /^Invalid value: 'robot'\./, "input[0].role"],
-      [{ ...request(["hi"]), input: [{ role: "assistant", content: [{ type: "input_text", text: "hi" }] }] }, 400, /^Invalid value: 'input_text'\. Supported values are: 'output_text', 'refusal'\./, "input[0].content[0].type"],
+      [
+        { ...request(["hi"]), input: [{ role: "assistant", content: [{ type: "input_text", text: "hi" }] }] },
+        400,
+        /^Invalid value: 'input_text'\. Supported values are: 'output_text', 'refusal'\./,
+        "input[0].content[0].type",
+      ],
       [{ ...request(["hi"]), input: [output] }, 400, /^No tool call found for function call output with call_id call_1\.$/, "input"],
       [{ ...request(["hi"]), input: [call] }, 400, /^No tool output found for function call call_1\.$/, "input"],
       [{ ...request(["hi"]), input: [{ ...call, id: "call_1" }, output] }, 400, /Expected an ID that begins with 'fc'/, "input[0].id"],

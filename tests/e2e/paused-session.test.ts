@@ -10,7 +10,17 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicSession, breakpointsOf, startAnthropicServer } from "../harness/anthropic-server.ts";
 import { shiftedClock } from "../harness/clock.ts";
-import { checkRunWorked, LONG_RUN_PI_SETTINGS, oracleClassifier, oracleLines, pausedSession, project, promptWithPauses, putNodeOnPath, SESSION_PAUSE_MINUTES } from "../harness/long-run.ts";
+import {
+  checkRunWorked,
+  LONG_RUN_PI_SETTINGS,
+  oracleClassifier,
+  oracleLines,
+  pausedSession,
+  project,
+  promptWithPauses,
+  putNodeOnPath,
+  SESSION_PAUSE_MINUTES,
+} from "../harness/long-run.ts";
 import { openAiSession, startOpenAiServer } from "../harness/openai-server.ts";
 import type { Loose } from "../harness/pi.ts";
 import { startSession } from "../harness/session.ts";
@@ -55,7 +65,10 @@ for (const provider of ["anthropic", "openai"] as const) {
         // Each reply is stamped at the moment the server counted its request.
         replies.forEach((m: Loose, i: number) => {
           const apart = Math.abs(m.timestamp - server.usage[i].at);
-          assert.ok(apart < SAME_MOMENT_MS, `request ${i + 1}: Pi stamped its reply ${m.timestamp}, the server counted it at ${server.usage[i].at} (${apart} ms apart)`);
+          assert.ok(
+            apart < SAME_MOMENT_MS,
+            `request ${i + 1}: Pi stamped its reply ${m.timestamp}, the server counted it at ${server.usage[i].at} (${apart} ms apart)`,
+          );
         });
         // The whole session lies on the shifted clock: it ends 26 minutes past the system time.
         assert.ok(replies.at(-1).timestamp - systemTime() > 26 * 60_000 - SAME_MOMENT_MS, "Pi's last stamp is on the shifted clock");

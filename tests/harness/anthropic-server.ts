@@ -144,7 +144,8 @@ export function promptBlocks(body: Loose): PromptBlock[] {
   const marked = blocks.filter((b) => b.breakpointTtlMs !== undefined);
   if (marked.length > MAX_BREAKPOINTS) throw new Error(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`);
   marked.forEach((b, i) => {
-    if (i > 0 && b.breakpointTtlMs! > marked[i - 1].breakpointTtlMs!) throw new Error("a cache_control with ttl 1h may not follow one with ttl 5m (longer TTLs must come first)");
+    if (i > 0 && b.breakpointTtlMs! > marked[i - 1].breakpointTtlMs!)
+      throw new Error("a cache_control with ttl 1h may not follow one with ttl 5m (longer TTLs must come first)");
   });
   return blocks;
 }
@@ -190,7 +191,9 @@ export class PromptCache {
 
     const keys: string[] = [];
     const through: number[] = []; // tokens of the prefix ending at block i
-    let key = createHash("sha256").update(`model\0${String(body.model)}`).digest("hex");
+    let key = createHash("sha256")
+      .update(`model\0${String(body.model)}`)
+      .digest("hex");
     let total = 0;
     for (const b of blocks) {
       key = createHash("sha256").update(key).update(`\0${b.section}\0`).update(b.json).digest("hex");
@@ -311,33 +314,36 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
       const output = Math.ceil((text?.length ?? 0) / 4) + toolCalls.reduce((n, c) => n + Math.ceil(JSON.stringify(c.args).length / 4), 0);
       usage.push({ ...counted, output, model, at: cache.clock.now() });
       const send = () => {
-      answered.push(Date.now());
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      res.end(
-        [
-          event("message_start", {
-            message: {
-              id: `msg_${bodies.length}`,
-              type: "message",
-              role: "assistant",
-              content: [],
-              model,
-              stop_reason: null,
-              stop_sequence: null,
-              usage: {
-                input_tokens: counted.uncached,
-                output_tokens: 1,
-                cache_read_input_tokens: counted.read,
-                cache_creation_input_tokens: counted.written,
-                cache_creation: { ephemeral_5m_input_tokens: counted.written - counted.written1h, ephemeral_1h_input_tokens: counted.written1h },
+        answered.push(Date.now());
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.end(
+          [
+            event("message_start", {
+              message: {
+                id: `msg_${bodies.length}`,
+                type: "message",
+                role: "assistant",
+                content: [],
+                model,
+                stop_reason: null,
+                stop_sequence: null,
+                usage: {
+                  input_tokens: counted.uncached,
+                  output_tokens: 1,
+                  cache_read_input_tokens: counted.read,
+                  cache_creation_input_tokens: counted.written,
+                  cache_creation: { ephemeral_5m_input_tokens: counted.written - counted.written1h, ephemeral_1h_input_tokens: counted.written1h },
+                },
               },
-            },
-          }),
-          ...blocks,
-          event("message_delta", { delta: { stop_reason: toolCalls.length ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: output } }),
-          event("message_stop", {}),
-        ].join(""),
-      );
+            }),
+            ...blocks,
+            event("message_delta", {
+              delta: { stop_reason: toolCalls.length ? "tool_use" : "end_turn", stop_sequence: null },
+              usage: { output_tokens: output },
+            }),
+            event("message_stop", {}),
+          ].join(""),
+        );
       };
       if (options.delayMs) setTimeout(send, options.delayMs);
       else send();
@@ -355,5 +361,12 @@ export async function startAnthropicServer(script: Step[], options: CacheOptions
  * is the session's model registry (for other catalog models and their prices).
  */
 export function anthropicSession(server: AnthropicServer): Loopback {
-  return loopbackSession({ provider: "anthropic", baseUrl: server.url, keyVariable: "ANTHROPIC_API_KEY", key: "loopback-key", model: ANTHROPIC_MODEL, name: "anthropic-server" });
+  return loopbackSession({
+    provider: "anthropic",
+    baseUrl: server.url,
+    keyVariable: "ANTHROPIC_API_KEY",
+    key: "loopback-key",
+    model: ANTHROPIC_MODEL,
+    name: "anthropic-server",
+  });
 }

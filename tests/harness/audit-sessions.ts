@@ -40,7 +40,10 @@ const TOOL_ARGS: Record<string, (n: number) => object> = {
 };
 
 /** Writes a session to `path`; resolves to what it wrote: bytes, runs, tool results, requests, records, edits. */
-export async function writeSession(path: string, shape: Shape): Promise<{ bytes: number; runs: number; results: number; requests: number; records: number; edits: number; cost: number }> {
+export async function writeSession(
+  path: string,
+  shape: Shape,
+): Promise<{ bytes: number; runs: number; results: number; requests: number; records: number; edits: number; cost: number }> {
   const out = createWriteStream(path);
   let bytes = 0;
   const write = async (entry: object) => {
@@ -71,12 +74,26 @@ export async function writeSession(path: string, shape: Shape): Promise<{ bytes:
   let context = 1000;
   const usage = () => {
     const u = { input: 10, output: 50, cacheRead: context, cacheWrite: 500 };
-    const c = { input: u.input * PRICES.input, output: u.output * PRICES.output, cacheRead: u.cacheRead * PRICES.cacheRead, cacheWrite: u.cacheWrite * PRICES.cacheWrite };
+    const c = {
+      input: u.input * PRICES.input,
+      output: u.output * PRICES.output,
+      cacheRead: u.cacheRead * PRICES.cacheRead,
+      cacheWrite: u.cacheWrite * PRICES.cacheWrite,
+    };
     const total = c.input + c.output + c.cacheRead + c.cacheWrite;
     cost += total;
     return { ...u, totalTokens: context + 560, cost: { ...c, total } };
   };
-  const reply = (content: object[], stopReason: string) => ({ role: "assistant", content, provider: "anthropic", api: "anthropic-messages", model: "m", usage: usage(), stopReason, timestamp: 0 });
+  const reply = (content: object[], stopReason: string) => ({
+    role: "assistant",
+    content,
+    provider: "anthropic",
+    api: "anthropic-messages",
+    model: "m",
+    usage: usage(),
+    stopReason,
+    timestamp: 0,
+  });
   while (bytes < shape.bytes) {
     runs++;
     const prompt = runs === 1 && shape.prompt !== undefined ? shape.prompt : `run ${runs}: find the handler`;
@@ -88,7 +105,10 @@ export async function writeSession(path: string, shape: Shape): Promise<{ bytes:
       const args = (TOOL_ARGS[tool] ?? (() => ({ query: `part${c}` })))(c);
       requests++;
       await next({ type: "message", message: reply([{ type: "toolCall", id: call, name: tool, arguments: args }], "toolUse") });
-      const result = await next({ type: "message", message: { role: "toolResult", toolCallId: call, toolName: tool, content: [{ type: "text", text: output }], isError: false, timestamp: 0 } });
+      const result = await next({
+        type: "message",
+        message: { role: "toolResult", toolCallId: call, toolName: tool, content: [{ type: "text", text: output }], isError: false, timestamp: 0 },
+      });
       outputs.push({ id: result, tool, label: `${tool} ${JSON.stringify(args)}` });
       results++;
       context += Math.ceil(shape.outputChars / 4);
@@ -98,14 +118,42 @@ export async function writeSession(path: string, shape: Shape): Promise<{ bytes:
     if (shape.guard && outputs.length > 0) {
       // As the guard's run-end pass writes them: the edits first, then the record of the pass.
       for (const o of outputs) {
-        await next({ type: "context_edit", targetId: o.id, replacement: { content: [{ type: "text", text: `${output.slice(0, kept)}\n[context-guard: ${shape.outputChars - kept} chars kept out; recall({"entryId":"${o.id}"})]` }] } });
+        await next({
+          type: "context_edit",
+          targetId: o.id,
+          replacement: {
+            content: [
+              { type: "text", text: `${output.slice(0, kept)}\n[context-guard: ${shape.outputChars - kept} chars kept out; recall({"entryId":"${o.id}"})]` },
+            ],
+          },
+        });
         edits++;
       }
-      const results = outputs.map((o) => ({ kind: "large", entryId: o.id, tool: o.tool, label: o.label, outcome: "distilled", reason: "chunks", beforeChars: shape.outputChars, afterChars: kept }));
+      const results = outputs.map((o) => ({
+        kind: "large",
+        entryId: o.id,
+        tool: o.tool,
+        label: o.label,
+        outcome: "distilled",
+        reason: "chunks",
+        beforeChars: shape.outputChars,
+        afterChars: kept,
+      }));
       await next({
         type: "custom",
         customType: "context-guard",
-        data: { v: 1, phase: "run-end", model: "anthropic/small", savedChars: (shape.outputChars - kept) * outputs.length, requests: 1, inputTokens: 2000, costUsd: 0.0004, ms: 900, timedOut: false, results },
+        data: {
+          v: 1,
+          phase: "run-end",
+          model: "anthropic/small",
+          savedChars: (shape.outputChars - kept) * outputs.length,
+          requests: 1,
+          inputTokens: 2000,
+          costUsd: 0.0004,
+          ms: 900,
+          timedOut: false,
+          results,
+        },
       });
       records++;
       context -= Math.ceil(((shape.outputChars - kept) * outputs.length) / 4);

@@ -48,9 +48,7 @@ export function choose(question: Question, choice: string, p: number): Answer {
  * an Answer, a number (a bool probability, or for a choice the choice name is
  * needed, so return an Answer) or undefined to leave the question unanswered.
  */
-export function answering(
-  rule: (id: string, question: Question, request: ClassifyRequest) => Answer | number | undefined,
-): Behaviour {
+export function answering(rule: (id: string, question: Question, request: ClassifyRequest) => Answer | number | undefined): Behaviour {
   return async (request) => {
     const answers: Record<string, Answer> = {};
     for (const [id, q] of Object.entries(request.questions)) {
@@ -67,10 +65,7 @@ export function answering(
  * `none` when `keep` is empty), chunk_N high exactly for N in `keep(request)`,
  * and small items / exchanges answered by `item(id, request)`.
  */
-export function keepChunks(
-  keep: (request: ClassifyRequest) => number[],
-  item: (id: string, request: ClassifyRequest) => number = () => 0.9,
-): Behaviour {
+export function keepChunks(keep: (request: ClassifyRequest) => number[], item: (id: string, request: ClassifyRequest) => number = () => 0.9): Behaviour {
   return answering((id, q, request) => {
     const kept = keep(request);
     if (id === "keep_whole") return 0.05;
@@ -163,7 +158,11 @@ export function malformed(kind: "missing" | "nan" | "out-of-range" | "unknown-ch
  */
 export function registerStandInClassifier(
   pi: { registerProvider: (name: string, config: never) => void },
-  classify: (model: { provider: string; id: string; api: string }, context: ClassifyRequest, options?: { signal?: AbortSignal; timeoutMs?: number }) => Promise<unknown>,
+  classify: (
+    model: { provider: string; id: string; api: string },
+    context: ClassifyRequest,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ) => Promise<unknown>,
   contextWindow = 262_144,
 ): void {
   pi.registerProvider("fakejev", {

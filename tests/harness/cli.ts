@@ -38,13 +38,7 @@ export interface RpcPi {
 }
 
 /** Starts `pi --mode rpc` with the stand-in model and, unless told otherwise, this package. */
-export function startRpc(options: {
-  agentDir: string;
-  cwd: string;
-  loadProduct?: boolean;
-  env?: Record<string, string>;
-  args?: string[];
-}): RpcPi {
+export function startRpc(options: { agentDir: string; cwd: string; loadProduct?: boolean; env?: Record<string, string>; args?: string[] }): RpcPi {
   const args = [piCli, "--mode", "rpc", "--no-session", "-e", join(repoRoot, "tests", "fixtures", "faux-cli.ts")];
   if (options.loadProduct !== false) args.push("-e", repoRoot);
   args.push("--model", "faux/faux-1", ...(options.args ?? []));
@@ -84,7 +78,8 @@ export function startRpc(options: {
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`rpc: no matching record in ${timeoutMs} ms; stderr:\n${stderr}\nrecords:\n${records.map((r) => JSON.stringify(r)).join("\n")}`)),
+        () =>
+          reject(new Error(`rpc: no matching record in ${timeoutMs} ms; stderr:\n${stderr}\nrecords:\n${records.map((r) => JSON.stringify(r)).join("\n")}`)),
         timeoutMs,
       );
       waiters.push({
@@ -105,8 +100,7 @@ export function startRpc(options: {
       child.stdin.write(`${JSON.stringify({ id, ...record })}\n`);
       return waitFor((r) => r.type === "response" && r.id === id);
     },
-    notifications: () =>
-      records.filter((r) => r.type === "extension_ui_request" && r.method === "notify").map((r) => String(r.message)),
+    notifications: () => records.filter((r) => r.type === "extension_ui_request" && r.method === "notify").map((r) => String(r.message)),
     close: () => {
       child.kill();
     },

@@ -91,7 +91,19 @@ if (!globalThis[key]) {
     };
   };
   for (const owner of [dns, dns.promises]) {
-    for (const name of ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt"]) {
+    for (const name of [
+      "lookup",
+      "lookupService",
+      "resolve",
+      "resolve4",
+      "resolve6",
+      "resolveAny",
+      "resolveCname",
+      "resolveMx",
+      "resolveNs",
+      "resolveSrv",
+      "resolveTxt",
+    ]) {
       wrapLookup(owner, name);
     }
   }

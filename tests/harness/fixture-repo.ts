@@ -27,7 +27,7 @@ export function fixtureRepo(modules = 60): Record<string, string> {
       "  switch (status.state) {",
       '    case "passing": return "build: passing";',
       '    case "failing": return "build: failing";',
-      '    default: return `status: ${status.state}`;',
+      "    default: return `status: ${status.state}`;",
       "  }",
       "}",
     ];

@@ -43,7 +43,11 @@ export function assertKeptFor(record: Loose, expected: { reason: string; trace: 
     assert.equal(r.outcome, "kept", `${where} is kept`);
     assert.equal(r.reason, expected.reason, `${where}: the reason`);
     const segments = String(r.jev).split(" | ");
-    assert.deepEqual(segments, segments.map(() => expected.trace), `${where}: every segment's trace is ${expected.trace}`);
+    assert.deepEqual(
+      segments,
+      segments.map(() => expected.trace),
+      `${where}: every segment's trace is ${expected.trace}`,
+    );
   }
   assert.equal(record.timedOut, expected.timedOut, "the record's timedOut");
 }

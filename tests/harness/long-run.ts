@@ -66,8 +66,18 @@ const BUGS: Bug[] = [
       [[{ price: 5, qty: 1 }]],
       [[{ price: 5, qty: 3 }]],
       [[]],
-      [[{ price: 2, qty: 1 }, { price: 7, qty: 1 }]],
-      [[{ price: 2, qty: 4 }, { price: 1, qty: 2 }]],
+      [
+        [
+          { price: 2, qty: 1 },
+          { price: 7, qty: 1 },
+        ],
+      ],
+      [
+        [
+          { price: 2, qty: 4 },
+          { price: 1, qty: 2 },
+        ],
+      ],
       [[{ price: 12, qty: 1 }]],
     ],
     why: "lineTotal adds item.price and ignores item.qty",
@@ -99,7 +109,14 @@ const BUGS: Bug[] = [
     body: ["LINE"],
     correct: "return Math.ceil(total / size);",
     buggy: "return Math.floor(total / size);",
-    cases: [[100, 10], [101, 10], [0, 10], [9, 10], [50, 25], [51, 25]],
+    cases: [
+      [100, 10],
+      [101, 10],
+      [0, 10],
+      [9, 10],
+      [50, 25],
+      [51, 25],
+    ],
     why: "pageCount rounds down, dropping the last partial page",
   },
   {
@@ -129,7 +146,14 @@ const BUGS: Bug[] = [
     body: ['const [x, y] = [a, b].map((v) => v.split(".").map(Number));', "for (let i = 0; i < 3; i++) {", "  LINE", "}", "return 0;"],
     correct: "if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;",
     buggy: "if (x[i] !== y[i]) return String(x[i]) < String(y[i]) ? -1 : 1;",
-    cases: [["1.0.0", "1.0.0"], ["1.2.0", "1.3.0"], ["1.10.0", "1.9.0"], ["2.0.0", "10.0.0"], ["1.0.1", "1.0.0"], ["0.9.9", "1.0.0"]],
+    cases: [
+      ["1.0.0", "1.0.0"],
+      ["1.2.0", "1.3.0"],
+      ["1.10.0", "1.9.0"],
+      ["2.0.0", "10.0.0"],
+      ["1.0.1", "1.0.0"],
+      ["0.9.9", "1.0.0"],
+    ],
     why: "compare compares version parts as strings, so 1.10.0 sorts before 1.9.0",
   },
   {
@@ -149,7 +173,13 @@ const BUGS: Bug[] = [
     body: ["LINE"],
     correct: 'return s.length <= max ? s : s.slice(0, max - 1) + "…";',
     buggy: 'return s.length <= max ? s : s.slice(0, max) + "…";',
-    cases: [["hello", 10], ["hello world", 5], ["abc", 3], ["abcdef", 4], ["", 2]],
+    cases: [
+      ["hello", 10],
+      ["hello world", 5],
+      ["abc", 3],
+      ["abcdef", 4],
+      ["", 2],
+    ],
     why: "truncate keeps max characters before the ellipsis, one too many",
   },
 ];
@@ -157,14 +187,24 @@ const BUGS: Bug[] = [
 /** Correct helpers every module also has: their passing cases are most of the log, as in a real suite. */
 const HELPERS: { name: (m: string) => string; params: string; body: string; cases: unknown[][] }[] = [
   { name: (m) => `${m}Clamp`, params: "x", body: "return Math.min(Math.max(x, 0), 1000);", cases: [[-5], [0], [17], [999], [1000], [4000]] },
-  { name: (m) => `${m}Scale`, params: "x, k", body: "return Math.round(x * k * 1000) / 1000;", cases: [[1.5, 2], [0.1, 3], [7, 0.5], [2.25, 4]] },
+  {
+    name: (m) => `${m}Scale`,
+    params: "x, k",
+    body: "return Math.round(x * k * 1000) / 1000;",
+    cases: [
+      [1.5, 2],
+      [0.1, 3],
+      [7, 0.5],
+      [2.25, 4],
+    ],
+  },
   { name: (m) => `${m}Key`, params: "id", body: 'return String(id).padStart(6, "0");', cases: [[7], [123456], ["42"], [990]] },
   { name: (m) => `${m}Sum`, params: "xs", body: "return xs.reduce((s, x) => s + x, 0);", cases: [[[1, 2, 3]], [[]], [[0.5, 0.25]], [[10, -10]]] },
   { name: (m) => `${m}Label`, params: "n", body: 'return n === 1 ? "1 item" : `${n} items`;', cases: [[0], [1], [2], [40]] },
 ];
 
 const functionSource = (name: string, params: string, body: string[]) => [`export function ${name}(${params}) {`, ...body.map((l) => `  ${l}`), "}"].join("\n");
-// biome-ignore lint: a generated function's signature is whatever its params say
+// a generated function's signature is whatever its params say
 const compile = (params: string, body: string[]): ((...args: any[]) => unknown) => new Function(...params.split(", "), body.join("\n")) as never;
 const shown = (v: unknown) => JSON.stringify(v);
 
@@ -194,7 +234,8 @@ export function project(bugs = BUGS.length): Project {
   if (!(bugs >= 1 && bugs <= BUGS.length)) throw new Error(`long-run: bugs must be 1 to ${BUGS.length}, got ${bugs}`);
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify({ name: "ledger-utils", version: "0.4.0", type: "module", scripts: { test: "node test/run.mjs" } }, null, 2)}\n`,
-    "README.md": "# ledger-utils\n\nSmall helpers for the ledger service: money, carts, dates, slugs, paging, retries, CSV, versions, statistics, text.\n\nRun the tests with `node test/run.mjs`.\n",
+    "README.md":
+      "# ledger-utils\n\nSmall helpers for the ledger service: money, carts, dates, slugs, paging, retries, CSV, versions, statistics, text.\n\nRun the tests with `node test/run.mjs`.\n",
     "test/run.mjs": RUNNER,
   };
   const seeded: Project["bugs"] = [];
@@ -239,7 +280,8 @@ export function project(bugs = BUGS.length): Project {
       "",
       ...helpers.flatMap((h) => [h, ""]),
     ].join("\n");
-    files[`test/${bug.module}.test.mjs`] = `// Cases of src/${bug.module}.js; expected values from the reference implementation.\nexport const module = ${shown(bug.module)};\nexport const cases = [\n${list.map((c) => `  ${shown(c)},`).join("\n")}\n];\n`;
+    files[`test/${bug.module}.test.mjs`] =
+      `// Cases of src/${bug.module}.js; expected values from the reference implementation.\nexport const module = ${shown(bug.module)};\nexport const cases = [\n${list.map((c) => `  ${shown(c)},`).join("\n")}\n];\n`;
     cases += list.length;
     if (broken) seeded.push({ module: bug.module, fn: bug.fn, path, buggy: bug.buggy, correct: bug.correct, why: bug.why, failing });
   });
@@ -417,7 +459,10 @@ export async function promptWithPauses(
 
 function fixSteps(bug: Project["bugs"][number], lead: string): Step[] {
   return [
-    { say: `${lead}${bug.module}.${bug.fn} fails ${bug.failing} case${bug.failing === 1 ? "" : "s"}. Reading ${bug.path}.`, calls: [{ tool: "read", args: { path: bug.path } }] },
+    {
+      say: `${lead}${bug.module}.${bug.fn} fails ${bug.failing} case${bug.failing === 1 ? "" : "s"}. Reading ${bug.path}.`,
+      calls: [{ tool: "read", args: { path: bug.path } }],
+    },
     { say: `${bug.why}. Fixing that line.`, calls: [{ tool: "edit", args: { path: bug.path, edits: [{ oldText: bug.buggy, newText: bug.correct }] } }] },
     { say: "Running the suite again.", calls: [{ tool: "bash", args: { command: TEST_COMMAND } }] },
   ];
@@ -541,10 +586,11 @@ export function visibleText(messages: readonly Loose[]): string {
   };
   for (const m of messages) {
     if (typeof m.content === "string") out.push(m.content);
-    else for (const block of m.content ?? []) {
-      if (block.type === "text") out.push(block.text);
-      else if (block.type === "toolCall") walk(block.arguments);
-    }
+    else
+      for (const block of m.content ?? []) {
+        if (block.type === "text") out.push(block.text);
+        else if (block.type === "toolCall") walk(block.arguments);
+      }
   }
   return out.join("\n");
 }
@@ -593,7 +639,8 @@ export function checkRunWorked(branch: readonly Loose[], p: Project): void {
     if (!(fails[i] < fails[i - 1])) throw new Error(`long-run: suite run ${i + 1} failed ${fails[i]} cases after ${fails[i - 1]}`);
   }
   if (fails.at(-1) !== 0) throw new Error(`long-run: the last suite run still fails ${fails.at(-1)} cases`);
-  if (fails[0] !== p.assertionLines.length) throw new Error(`long-run: the first suite run failed ${fails[0]} cases, the project seeds ${p.assertionLines.length}`);
+  if (fails[0] !== p.assertionLines.length)
+    throw new Error(`long-run: the first suite run failed ${fails[0]} cases, the project seeds ${p.assertionLines.length}`);
 }
 
 /**

@@ -18,7 +18,15 @@ export interface Loopback {
   registry: () => Loose;
 }
 
-export function loopbackSession(o: { provider: string; baseUrl: string; keyVariable: string; key: string; model: string; api?: string; name: string }): Loopback {
+export function loopbackSession(o: {
+  provider: string;
+  baseUrl: string;
+  keyVariable: string;
+  key: string;
+  model: string;
+  api?: string;
+  name: string;
+}): Loopback {
   let registry: Loose;
   const options: SessionOptions = {
     beforeStart: (agentDir) => writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { [o.provider]: { baseUrl: o.baseUrl } } })),

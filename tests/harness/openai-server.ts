@@ -186,10 +186,12 @@ export function checkBody(body: unknown): void {
   for (const key of Object.keys(body)) if (!PARAMETERS.has(key)) throw new ApiError(`Unknown parameter: '${key}'.`, key, "unknown_parameter");
   if (typeof body.model !== "string" || body.model === "") throw new ApiError("Missing required parameter: 'model'.", "model", "missing_required_parameter");
   // Nothing is stored here (Pi sends `store: false`), so a reference to an earlier response finds none.
-  if (body.previous_response_id != null) throw new ApiError(`Previous response with id '${body.previous_response_id}' not found.`, "previous_response_id", "previous_response_not_found");
+  if (body.previous_response_id != null)
+    throw new ApiError(`Previous response with id '${body.previous_response_id}' not found.`, "previous_response_id", "previous_response_not_found");
   if (body.stream !== true) throw new ApiError("This loopback server answers only streamed requests (`stream: true`), as Pi sends them.", "stream");
   if (body.prompt_cache_key != null) {
-    if (typeof body.prompt_cache_key !== "string") throw new ApiError("Invalid type for 'prompt_cache_key': expected a string.", "prompt_cache_key", "invalid_type");
+    if (typeof body.prompt_cache_key !== "string")
+      throw new ApiError("Invalid type for 'prompt_cache_key': expected a string.", "prompt_cache_key", "invalid_type");
     if (body.prompt_cache_key.length > PROMPT_CACHE_KEY_MAX) {
       throw new ApiError(
         `Invalid 'prompt_cache_key': string too long. Expected a string with maximum length ${PROMPT_CACHE_KEY_MAX}, but got a string with length ${body.prompt_cache_key.length} instead.`,
@@ -205,10 +207,15 @@ export function checkBody(body: unknown): void {
     const n = body.max_output_tokens;
     if (!Number.isInteger(n)) throw new ApiError("Invalid type for 'max_output_tokens': expected an integer.", "max_output_tokens", "invalid_type");
     if ((n as number) < MIN_OUTPUT_TOKENS) {
-      throw new ApiError(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_OUTPUT_TOKENS}, but got ${n} instead.`, "max_output_tokens", "integer_below_min_value");
+      throw new ApiError(
+        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_OUTPUT_TOKENS}, but got ${n} instead.`,
+        "max_output_tokens",
+        "integer_below_min_value",
+      );
     }
   }
-  if (body.instructions != null && typeof body.instructions !== "string") throw new ApiError("Invalid type for 'instructions': expected a string.", "instructions", "invalid_type");
+  if (body.instructions != null && typeof body.instructions !== "string")
+    throw new ApiError("Invalid type for 'instructions': expected a string.", "instructions", "invalid_type");
   if (body.tools != null) {
     if (!Array.isArray(body.tools)) throw new ApiError("Invalid type for 'tools': expected an array of objects.", "tools", "invalid_type");
     body.tools.forEach((t: unknown, i: number) => {
@@ -218,9 +225,14 @@ export function checkBody(body: unknown): void {
       if (t.type !== "function") return;
       if (typeof t.name !== "string") throw new ApiError(`Missing required parameter: '${at}.name'.`, `${at}.name`, "missing_required_parameter");
       if (!/^[a-zA-Z0-9_-]{1,64}$/.test(t.name)) {
-        throw new ApiError(`Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `${at}.name`, "invalid_value");
+        throw new ApiError(
+          `Invalid '${at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          `${at}.name`,
+          "invalid_value",
+        );
       }
-      if (t.parameters != null && !isObject(t.parameters)) throw new ApiError(`Invalid type for '${at}.parameters': expected an object.`, `${at}.parameters`, "invalid_type");
+      if (t.parameters != null && !isObject(t.parameters))
+        throw new ApiError(`Invalid type for '${at}.parameters': expected an object.`, `${at}.parameters`, "invalid_type");
     });
   }
   if (body.input != null && typeof body.input !== "string" && !Array.isArray(body.input)) {
@@ -233,16 +245,19 @@ export function checkBody(body: unknown): void {
     const at = `input[${i}]`;
     if (!isObject(item)) throw new ApiError(`Invalid type for '${at}': expected an object.`, at, "invalid_type");
     const type = item.type ?? (item.role !== undefined ? "message" : undefined);
-    if (typeof type !== "string" || !ITEM_TYPES.includes(type)) throw new ApiError(`Invalid value: '${String(type)}'. ${supported(ITEM_TYPES)}`, `${at}.type`, "invalid_value");
+    if (typeof type !== "string" || !ITEM_TYPES.includes(type))
+      throw new ApiError(`Invalid value: '${String(type)}'. ${supported(ITEM_TYPES)}`, `${at}.type`, "invalid_value");
     if (type === "message") {
       if (!ROLES.includes(item.role as string)) throw new ApiError(`Invalid value: '${String(item.role)}'. ${supported(ROLES)}`, `${at}.role`, "invalid_value");
       if (typeof item.content === "string") return;
-      if (!Array.isArray(item.content)) throw new ApiError(`Invalid type for '${at}.content': expected one of a string or an array of content parts.`, `${at}.content`, "invalid_type");
+      if (!Array.isArray(item.content))
+        throw new ApiError(`Invalid type for '${at}.content': expected one of a string or an array of content parts.`, `${at}.content`, "invalid_type");
       const parts = item.role === "assistant" ? OUTPUT_PARTS : INPUT_PARTS;
       item.content.forEach((part: unknown, j: number) => {
         const where = `${at}.content[${j}]`;
         const partType = isObject(part) ? part.type : undefined;
-        if (typeof partType !== "string" || !parts.includes(partType)) throw new ApiError(`Invalid value: '${String(partType)}'. ${supported(parts)}`, `${where}.type`, "invalid_value");
+        if (typeof partType !== "string" || !parts.includes(partType))
+          throw new ApiError(`Invalid value: '${String(partType)}'. ${supported(parts)}`, `${where}.type`, "invalid_value");
         if ((partType.endsWith("_text") || partType === "refusal") && typeof (part as Loose)[partType === "refusal" ? "refusal" : "text"] !== "string") {
           throw new ApiError(`Missing required parameter: '${where}.text'.`, `${where}.text`, "missing_required_parameter");
         }
@@ -258,7 +273,8 @@ export function checkBody(body: unknown): void {
       calls.set(item.call_id as string, at);
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       if (typeof item.call_id !== "string") throw new ApiError(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`, "missing_required_parameter");
-      if (typeof item.output !== "string" && !Array.isArray(item.output)) throw new ApiError(`Invalid type for '${at}.output': expected one of a string or an array.`, `${at}.output`, "invalid_type");
+      if (typeof item.output !== "string" && !Array.isArray(item.output))
+        throw new ApiError(`Invalid type for '${at}.output': expected one of a string or an array.`, `${at}.output`, "invalid_type");
       if (!calls.has(item.call_id)) throw new ApiError(`No tool call found for function call output with call_id ${item.call_id}.`, "input");
       answered.add(item.call_id);
     }
@@ -337,13 +353,18 @@ export class PromptCache {
     const maxAgeMs = extended ? EXTENDED_MS : IN_MEMORY_MAX_AGE_MS;
     // Whole tokens only, and never the last one: it has to be computed.
     const longest = total < MINIMUM_TOKENS ? 0 : Math.min(Math.floor(text.length / 4), total - 1);
-    let key = createHash("sha256").update(`model\0${body.model}\0key\0${body.prompt_cache_key ?? ""}\0`).digest("hex");
+    let key = createHash("sha256")
+      .update(`model\0${body.model}\0key\0${body.prompt_cache_key ?? ""}\0`)
+      .digest("hex");
     let read = 0;
     let stored = 0;
     let reading = true;
     let from = 0;
     for (let length = MINIMUM_TOKENS; length <= longest; length += INCREMENT_TOKENS) {
-      key = createHash("sha256").update(key).update(text.slice(from * 4, length * 4), "utf16le").digest("hex");
+      key = createHash("sha256")
+        .update(key)
+        .update(text.slice(from * 4, length * 4), "utf16le")
+        .digest("hex");
       from = length;
       const entry = this.entries.get(key);
       // The longest prefix whose every step is live: a lapsed step ends the hit.
@@ -401,19 +422,30 @@ export async function startOpenAiServer(script: Step[], options: OpenAiCacheOpti
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/responses") return fail(res, new ApiError(`Invalid URL (${req.method} ${req.url})`, null, null, 404));
+      if (req.method !== "POST" || req.url?.split("?")[0] !== "/v1/responses")
+        return fail(res, new ApiError(`Invalid URL (${req.method} ${req.url})`, null, null, 404));
       let body: Loose;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {
-        return fail(res, new ApiError("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)"));
+        return fail(
+          res,
+          new ApiError(
+            "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+          ),
+        );
       }
       bodies.push(body);
       const model = String(body?.model ?? OPENAI_MODEL);
       let counted: CacheCount;
       try {
         if (!/^Bearer \S+/.test(req.headers.authorization ?? "")) {
-          throw new ApiError("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", null, null, 401);
+          throw new ApiError(
+            "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            null,
+            null,
+            401,
+          );
         }
         checkBody(body);
         counted = cache.count(body);

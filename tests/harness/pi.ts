@@ -12,8 +12,7 @@ import { goOffline } from "./offline.ts";
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const piVersion = process.env.CG_PI ?? "1.6.0";
 
-export const piModules =
-  piVersion === "1.6.0" ? join(repoRoot, "node_modules") : join(repoRoot, "tests", "pi-versions", piVersion, "node_modules");
+export const piModules = piVersion === "1.6.0" ? join(repoRoot, "node_modules") : join(repoRoot, "tests", "pi-versions", piVersion, "node_modules");
 
 function modulePath(pkg: string, file = "dist/index.js"): string {
   const path = join(piModules, "@earendil-works", pkg, file);
@@ -26,7 +25,7 @@ export const piCli = join(piModules, "@earendil-works", "pi-coding-agent", "dist
 
 // Loosely typed on purpose: the two versions' declarations differ in detail, and
 // the harness only uses the parts both share (checked by the tests themselves).
-// biome-ignore lint: any is the honest type here
+// any is the honest type here
 export type Loose = any;
 
 // Before Pi is loaded: no credential from the developer's shell, PI_OFFLINE set.

@@ -17,9 +17,36 @@ import type { Step } from "./session.ts";
 
 /** The handlers, one file each, in the order the grep lists them (sorted). */
 const HANDLERS = [
-  "accounts", "adjustments", "approvals", "audits", "balances", "batches", "budgets", "cards", "chargebacks", "closings",
-  "credits", "currencies", "deposits", "disputes", "exports", "fees", "holds", "imports", "interest", "invoices",
-  "journals", "limits", "payouts", "periods", "refunds", "reversals", "statements", "transfers", "vendors", "withdrawals",
+  "accounts",
+  "adjustments",
+  "approvals",
+  "audits",
+  "balances",
+  "batches",
+  "budgets",
+  "cards",
+  "chargebacks",
+  "closings",
+  "credits",
+  "currencies",
+  "deposits",
+  "disputes",
+  "exports",
+  "fees",
+  "holds",
+  "imports",
+  "interest",
+  "invoices",
+  "journals",
+  "limits",
+  "payouts",
+  "periods",
+  "refunds",
+  "reversals",
+  "statements",
+  "transfers",
+  "vendors",
+  "withdrawals",
 ];
 
 const TYPES = ["decimal(12,2)", "varchar(64)", "timestamp", "char(3)", "bigint", "boolean"];
@@ -96,7 +123,10 @@ export function searchScript(p: SearchProject): Step[] {
   return [
     { say: "Finding the handlers that write to the ledger.", calls: [{ tool: "bash", args: { command: SEARCH_COMMAND } }] },
     ...p.paths.map((path, i): Step => ({ say: i === 0 ? `${p.paths.length} handlers. Reading each.` : "Next.", calls: [{ tool: "read", args: { path } }] })),
-    [`${p.unchecked.length} of ${p.paths.length} handlers write without checking ctx.user.canWrite:`, ...p.unchecked.map((u) => `- ${u.path}, line ${u.at}`)].join("\n"),
+    [
+      `${p.unchecked.length} of ${p.paths.length} handlers write without checking ctx.user.canWrite:`,
+      ...p.unchecked.map((u) => `- ${u.path}, line ${u.at}`),
+    ].join("\n"),
   ];
 }
 
@@ -109,7 +139,10 @@ export function followUps(p: SearchProject, n: number): { text: string; steps: S
     { text: "Which of those is the most urgent to fix?", steps: [`${p.unchecked[0]?.path ?? "none"}: it is the first one a request reaches.`] },
     {
       text: "How many handlers import the ledger at all?",
-      steps: [{ say: "Counting.", calls: [{ tool: "bash", args: { command: 'grep -l "import { ledger }" src/handlers/*.js | wc -l' } }] }, `${p.paths.length} of them.`],
+      steps: [
+        { say: "Counting.", calls: [{ tool: "bash", args: { command: 'grep -l "import { ledger }" src/handlers/*.js | wc -l' } }] },
+        `${p.paths.length} of them.`,
+      ],
     },
     { text: "Would one middleware cover them all?", steps: ["Yes: a check of ctx.user.canWrite before every handler's write would."] },
     { text: "Summarize the fix in one line.", steps: [`Check ctx.user.canWrite in ${p.unchecked.map((u) => u.path).join(", ")}.`] },

@@ -57,8 +57,9 @@ function privateKey(r: Random, label: string): string {
 }
 
 /** A line that places `value` the way its kind turns up in real output. */
-function place(kind: string, value: string, r: Random, i: number): string {
-  const env = (name: string) => [`${name}=${value}`, `export ${name}="${value}"`, `  "${name.toLowerCase()}": "${value}",`, `${name.toLowerCase()}: ${value}`][i % 4];
+function place(kind: string, value: string, _r: Random, i: number): string {
+  const env = (name: string) =>
+    [`${name}=${value}`, `export ${name}="${value}"`, `  "${name.toLowerCase()}": "${value}",`, `${name.toLowerCase()}: ${value}`][i % 4];
   switch (kind) {
     case "aws-access-key":
       return env("AWS_ACCESS_KEY_ID");
@@ -85,9 +86,15 @@ function place(kind: string, value: string, r: Random, i: number): string {
     case "jwt":
       return [`2026-11-30T10:02:0${i % 10}Z DEBUG > Authorization: Bearer ${value}`, `  "id_token": "${value}",`][i % 2];
     case "authorization":
-      return [`> Authorization: Bearer ${value}`, `+ curl -H "Authorization: token ${value}" https://api.example.com/v1/me`, `Authorization: Basic ${value}`][i % 3];
+      return [`> Authorization: Bearer ${value}`, `+ curl -H "Authorization: token ${value}" https://api.example.com/v1/me`, `Authorization: Basic ${value}`][
+        i % 3
+      ];
     case "url-credentials":
-      return [`DATABASE_URL=postgres://app:${value}@db.internal:5432/app`, `2026-11-30 INFO connecting to redis://default:${value}@cache:6379/0`, `  "url": "mongodb+srv://svc:${value}@cluster0.example.net/prod",`][i % 3];
+      return [
+        `DATABASE_URL=postgres://app:${value}@db.internal:5432/app`,
+        `2026-11-30 INFO connecting to redis://default:${value}@cache:6379/0`,
+        `  "url": "mongodb+srv://svc:${value}@cluster0.example.net/prod",`,
+      ][i % 3];
     case "password":
       return [env("DB_PASSWORD"), `  password: ${value}`, `mysql -u root --password=${value} app`][i % 3];
     case "generic-secret":
@@ -100,7 +107,8 @@ function place(kind: string, value: string, r: Random, i: number): string {
 /** Ordinary lines around the secrets: what such outputs are mostly made of. */
 function filler(r: Random, n: number): string[] {
   const kinds = [
-    () => `2026-11-30T10:${String(r.int(60)).padStart(2, "0")}:${String(r.int(60)).padStart(2, "0")}Z INFO worker-${r.int(9)} handled request id=${r.int(1e6)} in ${r.int(900)} ms`,
+    () =>
+      `2026-11-30T10:${String(r.int(60)).padStart(2, "0")}:${String(r.int(60)).padStart(2, "0")}Z INFO worker-${r.int(9)} handled request id=${r.int(1e6)} in ${r.int(900)} ms`,
     () => `+ npm run build --workspace packages/pkg-${r.int(20)}`,
     () => `  "version": "${r.int(9)}.${r.int(30)}.${r.int(10)}",`,
     () => `LOG_LEVEL=info`,

@@ -99,8 +99,6 @@ export interface PiSession {
   dispose: () => Promise<void>;
 }
 
-let sessionCount = 0;
-
 /** Starts a real Pi session in a temporary folder and agent dir. */
 export async function startSession(options: SessionOptions = {}): Promise<PiSession> {
   const workspace = makeWorkspace("session", { ...options, piSettings: options.piSettings ?? {} });
@@ -192,8 +190,11 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
   const statuses = new Map<string, (string | undefined)[]>();
   const recording = recordingUi(notifications, statuses);
   const uiContext = options.ui ? options.ui(recording) : recording;
-  await session.bindExtensions({ uiContext, mode: options.mode ?? "print", onError: (e: Loose) => notifications.push({ message: `extension error: ${e?.error ?? e}`, type: "error" }) });
-  sessionCount++;
+  await session.bindExtensions({
+    uiContext,
+    mode: options.mode ?? "print",
+    onError: (e: Loose) => notifications.push({ message: `extension error: ${e?.error ?? e}`, type: "error" }),
+  });
 
   return {
     session,
@@ -225,7 +226,15 @@ export async function startSession(options: SessionOptions = {}): Promise<PiSess
 
 /** A UI context that records what the extension shows; dialogs answer with their defaults. */
 function recordingUi(notifications: PiSession["notifications"], statuses: PiSession["statuses"]): Loose {
-  const theme = new Proxy({}, { get: () => (...args: unknown[]) => String(args.at(-1) ?? "") });
+  const theme = new Proxy(
+    {},
+    {
+      get:
+        () =>
+        (...args: unknown[]) =>
+          String(args.at(-1) ?? ""),
+    },
+  );
   return {
     select: async () => undefined,
     confirm: async () => false,

@@ -36,8 +36,7 @@ export function keepChunksWith(
   const chunksOf = (call: SystemOneCall) => (call.body.state?.chunks ?? {}) as Record<string, string>;
   return [
     (id, call) => (id === "keep_whole" ? 0.05 : chunksOf(call)[id]?.includes(marker) ? 0.9 : 0.1),
-    (_id, options, call) =>
-      Object.entries(chunksOf(call)).find(([, text]) => text.includes(marker))?.[0] ?? (options.includes("none") ? "none" : options[0]),
+    (_id, options, call) => Object.entries(chunksOf(call)).find(([, text]) => text.includes(marker))?.[0] ?? (options.includes("none") ? "none" : options[0]),
   ];
 }
 

@@ -92,8 +92,7 @@ export async function startTui(options: TuiOptions = {}): Promise<Tui> {
   tmux("new-session", "-d", "-x", String(width), "-y", String(height), "-c", cwd, command);
   tmux("set-option", "-g", "remain-on-exit", "on");
 
-  const capture = (opts: { escapes?: boolean } = {}) =>
-    tmux("capture-pane", "-p", ...(opts.escapes ? ["-e"] : []), "-t", "0");
+  const capture = (opts: { escapes?: boolean } = {}) => tmux("capture-pane", "-p", ...(opts.escapes ? ["-e"] : []), "-t", "0");
   const waitFor: Tui["waitFor"] = async (what, opts = {}) => {
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
     let pane = "";

@@ -160,7 +160,14 @@ const events = (sse: string) =>
   sse
     .split("\n\n")
     .filter((e) => e.trim())
-    .map((e) => JSON.parse(e.split("\n").find((l) => l.startsWith("data: "))!.slice(6)));
+    .map((e) =>
+      JSON.parse(
+        e
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      ),
+    );
 
 test("through HTTP: a Pi-shaped conversation's usage in message_start, recorded beside the body", async () => {
   const clock = manualClock(1_000);
@@ -168,18 +175,41 @@ test("through HTTP: a Pi-shaped conversation's usage in message_start, recorded 
   try {
     const tools = [
       { name: "read", description: "Read a file", input_schema: { type: "object", properties: { path: { type: "string" } } } },
-      { name: "bash", description: "Run a command", input_schema: { type: "object", properties: { command: { type: "string" } } }, cache_control: { type: "ephemeral" } },
+      {
+        name: "bash",
+        description: "Run a command",
+        input_schema: { type: "object", properties: { command: { type: "string" } } },
+        cache_control: { type: "ephemeral" },
+      },
     ];
     const system = [{ ...text("You are a coding agent", 300), cache_control: { type: "ephemeral" } }];
     const question = text("Fix the failing test", 50).text as string;
-    const post = (body: unknown) => fetch(`${server.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${server.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const toolTokens = tools.map((t) => Math.ceil(JSON.stringify({ ...t, cache_control: undefined }).length / 4));
 
     // First request: Pi's breakpoints on the last tool, the system prompt and the newest user
     // block (the question, sent as a block to carry the marker). Everything is written.
-    const first = events(await (await post({ model: ANTHROPIC_MODEL, max_tokens: 1000, stream: true, tools, system, messages: [{ role: "user", content: [{ type: "text", text: question, cache_control: { type: "ephemeral" } }] }] })).text());
+    const first = events(
+      await (
+        await post({
+          model: ANTHROPIC_MODEL,
+          max_tokens: 1000,
+          stream: true,
+          tools,
+          system,
+          messages: [{ role: "user", content: [{ type: "text", text: question, cache_control: { type: "ephemeral" } }] }],
+        })
+      ).text(),
+    );
     const total1 = toolTokens[0] + toolTokens[1] + 300 + 50;
-    assert.deepEqual(first[0].message.usage, { input_tokens: 0, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: total1, cache_creation: { ephemeral_5m_input_tokens: total1, ephemeral_1h_input_tokens: 0 } });
+    assert.deepEqual(first[0].message.usage, {
+      input_tokens: 0,
+      output_tokens: 1,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: total1,
+      cache_creation: { ephemeral_5m_input_tokens: total1, ephemeral_1h_input_tokens: 0 },
+    });
 
     // Second request, a minute later: the question is a string again (Pi's shape for older
     // messages) and the marker moved to the new last block; it reads all of the first request.
@@ -199,7 +229,13 @@ test("through HTTP: a Pi-shaped conversation's usage in message_start, recorded 
     });
     assert.equal(reply.status, 200);
     const second = events(await reply.text());
-    assert.deepEqual(second[0].message.usage, { input_tokens: 0, output_tokens: 1, cache_read_input_tokens: total1, cache_creation_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 50, ephemeral_1h_input_tokens: 0 } });
+    assert.deepEqual(second[0].message.usage, {
+      input_tokens: 0,
+      output_tokens: 1,
+      cache_read_input_tokens: total1,
+      cache_creation_input_tokens: 50,
+      cache_creation: { ephemeral_5m_input_tokens: 50, ephemeral_1h_input_tokens: 0 },
+    });
     const delta = second.find((e) => e.type === "message_delta");
     assert.equal(delta.usage.output_tokens, Math.ceil("second".length / 4));
     assert.deepEqual(server.usage, [

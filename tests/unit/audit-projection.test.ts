@@ -19,12 +19,26 @@ const versions: [string, string][] = [
 ];
 
 const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-const assistant = (content: unknown[]) => ({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason: "toolUse", timestamp: 1 });
+const assistant = (content: unknown[]) => ({
+  role: "assistant",
+  content,
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "m",
+  usage,
+  stopReason: "toolUse",
+  timestamp: 1,
+});
 const result = (id: string, text: string, image = false) => ({
   role: "toolResult",
   toolCallId: id,
   toolName: "bash",
-  content: image ? [{ type: "text", text }, { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" }] : [{ type: "text", text }],
+  content: image
+    ? [
+        { type: "text", text },
+        { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      ]
+    : [{ type: "text", text }],
   isError: false,
   timestamp: 2,
 });

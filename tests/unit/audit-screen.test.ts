@@ -13,7 +13,10 @@ test("wrapped lines keep their indent and fit the width at 80, 100 and 120 colum
   for (const width of [80, 100, 120]) {
     const lines = wrapLine(line, width);
     assert.ok(lines.length >= 2, `${width}: ${lines.join("\n")}`);
-    assert.ok(lines.every((l) => visibleWidth(l) <= width), `${width}: ${lines.join("\n")}`);
+    assert.ok(
+      lines.every((l) => visibleWidth(l) <= width),
+      `${width}: ${lines.join("\n")}`,
+    );
     assert.ok(lines[0].startsWith("  in "));
     for (const l of lines.slice(1)) assert.match(l, /^ {4}\S/, `a continuation keeps the indent and two more: ${l}`);
     // The path is whole where it fits, else cut once in the middle with its start and its end.

@@ -5,25 +5,40 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { contextTokens, emptyCost, estimate, LaterRequests, pricesOf, Tally } from "../../extension/audit/figures.ts";
-import { didSentence, folderName, sparkline, usd, wouldSentences } from "../../extension/audit/format.ts";
+import { didSentence, folderName, sparkline, wouldSentences } from "../../extension/audit/format.ts";
 import { PROMPT_CHARS, promptLine } from "../../extension/audit/read.ts";
 
 const reply = (usage: object, stopReason = "stop", content: object[] = []) => ({ type: "message", message: { role: "assistant", content, usage, stopReason } });
-const result = (toolName: string, toolCallId: string, text: string) => ({ type: "message", message: { role: "toolResult", toolName, toolCallId, content: [{ type: "text", text }] } });
+const result = (toolName: string, toolCallId: string, text: string) => ({
+  type: "message",
+  message: { role: "toolResult", toolName, toolCallId, content: [{ type: "text", text }] },
+});
 
 test("figures: context as Pi counts it, aborted and failed replies left out of the series, records and recalls", () => {
   assert.equal(contextTokens({ totalTokens: 900, input: 1 }), 900);
   assert.equal(contextTokens({ input: 100, output: 20, cacheRead: 300, cacheWrite: 40 }), 460);
   const t = new Tally();
-  t.add(reply({ input: 100, output: 10, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5, cacheRead: 0, cacheWrite: 0.1 } }, "toolUse", [{ type: "toolCall", id: "c1", name: "bash" }]));
+  t.add(
+    reply({ input: 100, output: 10, cacheRead: 0, cacheWrite: 0, cost: { total: 0.5, cacheRead: 0, cacheWrite: 0.1 } }, "toolUse", [
+      { type: "toolCall", id: "c1", name: "bash" },
+    ]),
+  );
   t.add(result("bash", "c1", "x".repeat(5000)));
   t.add(reply({ totalTokens: 5000, cacheRead: 100, cacheWrite: 200, cost: { total: 0.25, cacheRead: 0.01, cacheWrite: 0.02 } }));
   t.add(reply({ totalTokens: 9000 }, "aborted"));
   t.add({ type: "context_edit", targetId: "r1" });
-  t.add({ type: "custom", customType: "context-guard", data: { savedChars: 4000, costUsd: 0.001, results: [
-    { kind: "large", outcome: "distilled", beforeChars: 5000, afterChars: 1000 },
-    { kind: "small", outcome: "kept", beforeChars: 800, afterChars: 800 },
-  ] } });
+  t.add({
+    type: "custom",
+    customType: "context-guard",
+    data: {
+      savedChars: 4000,
+      costUsd: 0.001,
+      results: [
+        { kind: "large", outcome: "distilled", beforeChars: 5000, afterChars: 1000 },
+        { kind: "small", outcome: "kept", beforeChars: 800, afterChars: 800 },
+      ],
+    },
+  });
   t.add(reply({ totalTokens: 2000 }, "toolUse", [{ type: "toolCall", id: "c2", name: "recall" }]));
   t.add(result("recall", "c2", "y".repeat(300)));
   t.add({ type: "compaction" });
@@ -59,16 +74,43 @@ test("requests after a run: from the next prompt to the next compaction; the las
   const user = (id: string) => ({ type: "message", id, message: { role: "user", content: "q" } });
   const ask = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [] } });
   const out = (id: string) => ({ type: "message", id, message: { role: "toolResult", toolName: "bash", content: [] } });
-  for (const e of [user("p1"), ask("a1"), out("t1"), ask("a2"), user("p2"), ask("a3"), out("t2"), ask("a4"), user("p3"), ask("a5"), { type: "compaction", id: "c" }, ask("a6"), user("p4"), out("t3"), ask("a7")]) {
+  for (const e of [
+    user("p1"),
+    ask("a1"),
+    out("t1"),
+    ask("a2"),
+    user("p2"),
+    ask("a3"),
+    out("t2"),
+    ask("a4"),
+    user("p3"),
+    ask("a5"),
+    { type: "compaction", id: "c" },
+    ask("a6"),
+    user("p4"),
+    out("t3"),
+    ask("a7"),
+  ]) {
     later.add(e);
   }
   // Run 1 ends at p2: a3, a4, a5 follow before the compaction. Run 2 ends at p3: a5, then the compaction.
   // Run 3 (p3) was running at the compaction, which keeps it: a7 after its end. The last run: none.
-  assert.deepEqual(["p1", "t1", "t2", "p3", "t3", "missing"].map((id) => later.after(id)), [3, 3, 1, 1, 0, 0]);
+  assert.deepEqual(
+    ["p1", "t1", "t2", "p3", "t3", "missing"].map((id) => later.after(id)),
+    [3, 3, 1, 1, 0, 0],
+  );
 });
 
 test("estimates: tokens as characters / 4, dollars at the session's price, one cache rewrite per run end", () => {
-  const cost = { ...emptyCost(), input: 3e-6 * 100, inputTokens: 100, cacheRead: 0.3e-6 * 1000, cacheReadTokens: 1000, cacheWrite: 3.75e-6 * 100, cacheWriteTokens: 100 };
+  const cost = {
+    ...emptyCost(),
+    input: 3e-6 * 100,
+    inputTokens: 100,
+    cacheRead: 0.3e-6 * 1000,
+    cacheReadTokens: 1000,
+    cacheWrite: 3.75e-6 * 100,
+    cacheWriteTokens: 100,
+  };
   const own = pricesOf(cost);
   assert.ok(Math.abs((own.input ?? 0) - (3e-4 + 3e-4 + 3.75e-4) / 1200) < 1e-15);
   const f = new Tally().f;
@@ -87,10 +129,7 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   const later = (id: string) => ({ t1: 5, t2: 5, t3: 2 })[id] ?? 0;
   const e = estimate(f, would, later, own, pricesOf(emptyCost()));
   assert.equal(e.priceFrom, "session");
-  assert.deepEqual(
-    [e.did?.keptTokens, e.did?.sparedTokens, e.did?.classifierUsd],
-    [1000, 3000, 0.002],
-  );
+  assert.deepEqual([e.did?.keptTokens, e.did?.sparedTokens, e.did?.classifierUsd], [1000, 3000, 0.002]);
   assert.ok(Math.abs((e.did?.sparedUsd ?? 0) - 3000 * (own.input ?? 0)) < 1e-12);
   const w = e.would;
   assert.ok(w);
@@ -102,7 +141,10 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   // A session that records no cost is priced at all the sessions' price; with none anywhere, no dollars.
   assert.equal(estimate(f, would, later, pricesOf(emptyCost()), own).priceFrom, "all");
   const none = estimate(f, would, later, pricesOf(emptyCost()), pricesOf(emptyCost()));
-  assert.deepEqual([none.priceFrom, none.pricePerToken, none.did?.sparedUsd, none.would?.sparedUpperUsd, none.would?.rewriteUsd], ["none", null, null, null, null]);
+  assert.deepEqual(
+    [none.priceFrom, none.pricePerToken, none.did?.sparedUsd, none.would?.sparedUpperUsd, none.would?.rewriteUsd],
+    ["none", null, null, null, null],
+  );
 
   // The same in words, in tokens: the money is the bill's one answer, never a second figure here (issue 28).
   assert.equal(
@@ -110,8 +152,14 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
     "The guard kept 1.0k tokens of tool output out of the context at 1 run end or checkpoint, so the requests after that sent 3.0k fewer tokens in all. Its classifier cost $0.0020. The agent never asked for removed output back.",
   );
   const said = wouldSentences(e, false);
-  assert.equal(said?.what, "The guard would remove 1 old image (1.0k tokens) without asking anyone, and show its classifier 2 tool outputs of 2.2k tokens to shorten or drop (1 already outdated by a later call).");
-  assert.match(said?.spared ?? "", /^Dropping them would spare the later requests between 2\.0k tokens \(about \$[\d.]+\) \(the images alone\) and 13\.0k tokens \(about \$[\d.]+\) \(everything dropped\) but make the provider write 6\.5k tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost), estimated at/);
+  assert.equal(
+    said?.what,
+    "The guard would remove 1 old image (1.0k tokens) without asking anyone, and show its classifier 2 tool outputs of 2.2k tokens to shorten or drop (1 already outdated by a later call).",
+  );
+  assert.match(
+    said?.spared ?? "",
+    /^Dropping them would spare the later requests between 2\.0k tokens \(about \$[\d.]+\) \(the images alone\) and 13\.0k tokens \(about \$[\d.]+\) \(everything dropped\) but make the provider write 6\.5k tokens to its cache again \(about \$[\d.]+\): on balance about \$[\d.]+ (saved|lost), estimated at/,
+  );
   assert.match(wouldSentences(none, true)?.spared ?? "", /\(no dollar estimate: no session here records costs\)\.$/);
   assert.equal(wouldSentences(estimate(f, { candidates: [] }, later, own, own), true)?.what.startsWith("The guard would still find nothing to remove"), true);
 });
@@ -121,7 +169,14 @@ test("a session's name: its folder's own name, and its first prompt as one clean
   assert.equal(folderName("C:\\Users\\me\\shop\\"), "shop");
   assert.equal(folderName("/"), "/");
   assert.equal(promptLine("Fix\nthe \u001b[31mbuild\u001b[0m\u0007 now"), "Fix the build now");
-  assert.equal(promptLine([{ type: "text", text: "看 🔍" }, { type: "image", data: "xx" }, { type: "text", text: "<b>this</b>" }]), "看 🔍 <b>this</b>");
+  assert.equal(
+    promptLine([
+      { type: "text", text: "看 🔍" },
+      { type: "image", data: "xx" },
+      { type: "text", text: "<b>this</b>" },
+    ]),
+    "看 🔍 <b>this</b>",
+  );
   assert.equal(promptLine([{ type: "image", data: "xx" }]), "(an image)");
   assert.equal(promptLine([]), "");
   const long = promptLine("🔍".repeat(500));

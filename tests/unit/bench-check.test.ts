@@ -39,7 +39,10 @@ test("the check passes beside a second CPU-bound process", { timeout: 180_000 },
 test("the check fails when the checkpoint does three times its work, and names it", { timeout: 180_000 }, () => {
   const r = runCheck({ CG_BENCH_SLOW: "checkpoint:3" });
   assert.equal(r.status, 1, r.out);
-  assert.match(r.out, /^check: FAILED\n {2}- mid-run checkpoint, 40 outputs, 2 MB: [\d.]+ ms of CPU time, more than 1\.9 × its budget of 20 ms × calibration [\d.]+/m);
+  assert.match(
+    r.out,
+    /^check: FAILED\n {2}- mid-run checkpoint, 40 outputs, 2 MB: [\d.]+ ms of CPU time, more than 1\.9 × its budget of 20 ms × calibration [\d.]+/m,
+  );
 });
 
 test("a malformed slowdown is refused, not ignored", () => {

@@ -6,11 +6,22 @@ import { test } from "node:test";
 import { idleMs } from "../../extension/guard/cache-facts.ts";
 
 const model = { provider: "anthropic", id: "claude-sonnet-4-5" };
-const msg = (role: string, timestamp: unknown, extra: Record<string, unknown> = {}) => ({ type: "message", id: `${role}${String(timestamp)}`, message: { role, timestamp, ...extra } });
+const msg = (role: string, timestamp: unknown, extra: Record<string, unknown> = {}) => ({
+  type: "message",
+  id: `${role}${String(timestamp)}`,
+  message: { role, timestamp, ...extra },
+});
 const reply = (timestamp: unknown, m = model) => msg("assistant", timestamp, { provider: m.provider, model: m.id });
 
 test("idle: from the model's last reply to the latest message", () => {
-  const branch = [msg("user", 1_000), reply(2_000), msg("toolResult", 3_000), reply(4_000), { type: "custom", customType: "context-guard" }, msg("user", 604_000)];
+  const branch = [
+    msg("user", 1_000),
+    reply(2_000),
+    msg("toolResult", 3_000),
+    reply(4_000),
+    { type: "custom", customType: "context-guard" },
+    msg("user", 604_000),
+  ];
   assert.equal(idleMs(branch, model), 600_000);
   // At turn_end the latest message is a tool result.
   assert.equal(idleMs(branch.slice(0, 3), model), 1_000);

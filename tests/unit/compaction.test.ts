@@ -16,7 +16,14 @@ const piCompaction: Loose = await import(
 );
 const piEstimate = (manager: Loose): number => piCompaction.estimateProjectedContextTokens(manager.buildSessionProjection(), manager.getBranch()).tokens;
 
-const usage = (total: number) => ({ input: total - 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: total, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const usage = (total: number) => ({
+  input: total - 10,
+  output: 10,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: total,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+});
 const assistant = (total: number, calls: string[]) => ({
   role: "assistant",
   content: calls.map((id) => ({ type: "toolCall", id, name: "dump_log", arguments: { service: id } })),
@@ -66,7 +73,7 @@ test("after a tool turn: the last usage and the messages after it, as Pi counts 
   const predicted = estimateAfterTurn(turnOf(manager), projectedEntries(manager), manager.getBranch(), []);
   assert.equal(predicted, piEstimate(manager));
   // usage 90,000 + the beta output at characters ÷ 4, rounded up.
-  assert.equal(predicted, 90_000 + Math.ceil(("beta line\n".repeat(20_003)).length / 4));
+  assert.equal(predicted, 90_000 + Math.ceil("beta line\n".repeat(20_003).length / 4));
 });
 
 test("a context_edit after the last usage: the whole projection (system sections and tools, images at 4,800 characters)", () => {
@@ -75,11 +82,13 @@ test("a context_edit after the last usage: the whole projection (system sections
   const predicted = estimateAfterTurn(turnOf(manager), projectedEntries(manager), manager.getBranch(), []);
   assert.equal(predicted, piEstimate(manager));
   // Not the usage-based figure: the edit came after the usage, so Pi no longer trusts it.
-  assert.notEqual(predicted, 90_000 + Math.ceil(("beta line\n".repeat(20_003)).length / 4));
+  assert.notEqual(predicted, 90_000 + Math.ceil("beta line\n".repeat(20_003).length / 4));
   // At turn_end the drafts are not on the branch yet: the boundary's preview applies them, and the
   // branch Pi checks afterwards has them after its last entry.
   const fresh = session();
-  const drafts: Draft[] = [{ type: "context_edit", targetId: fresh.ids.prompt, replacement: { content: [{ type: "text", text: "Why did it stop? (edited)" }] } }];
+  const drafts: Draft[] = [
+    { type: "context_edit", targetId: fresh.ids.prompt, replacement: { content: [{ type: "text", text: "Why did it stop? (edited)" }] } },
+  ];
   const branchBefore = fresh.manager.getBranch();
   fresh.manager.appendContextEdit(fresh.ids.prompt, drafts[0].replacement);
   assert.equal(estimateAfterTurn(turnOf(fresh.manager), projectedEntries(fresh.manager), branchBefore, drafts), piEstimate(fresh.manager));
@@ -179,9 +188,11 @@ test("beforeCompaction: any failure appends nothing and throws nothing", async (
   const badSettings = await beforeCompaction(pi({ reserveTokens: "lots" }), event, ctx, async () => ({ entries: [] }));
   assert.deepEqual([badSettings.handled, badSettings.entries], [false, undefined]);
   assert.match(badSettings.line ?? "", /not checked, compaction\.reserveTokens is "lots"/);
-  const brokenHost = { getSettings: () => {
-    throw new Error("no settings");
-  } } as Loose;
+  const brokenHost = {
+    getSettings: () => {
+      throw new Error("no settings");
+    },
+  } as Loose;
   const broken = await beforeCompaction(brokenHost, event, ctx, async () => ({ entries: [] }));
   assert.deepEqual(broken, { handled: false, line: "before Pi compacts: not checked, no settings" });
 });

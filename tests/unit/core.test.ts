@@ -83,7 +83,10 @@ test("the report round-trips through wasm", () => {
     cache: { read: 900, written: 90, uncached: 10 },
     cost: 0.5,
   });
-  assert.match(report.text, /\nContext per request: 2 on this branch, first 800, peak 1\.0k \(request 2\), last 1\.0k\nLast request's cache: 900 read, 90 written, 10 uncached\nSession cost: \$0\.500 /);
+  assert.match(
+    report.text,
+    /\nContext per request: 2 on this branch, first 800, peak 1\.0k \(request 2\), last 1\.0k\nLast request's cache: 900 read, 90 written, 10 uncached\nSession cost: \$0\.500 /,
+  );
   assert.equal(report.drift.difference, 897);
   assert.match(report.text, /^Context: 1\.0k \/ 10\.0k tokens \(10\.0%\), 9\.0k free/);
   assert.deepEqual(

@@ -70,8 +70,7 @@ function wrongImports(graph: Graph): string[] {
       else if (to === "audit/cli.ts") wrong.push(`${from} → ${to}: nothing imports the command line's shell (bin/ runs it)`);
       else if (target === "audit" && part !== "audit" && !(part === "entry" && to === "audit/in-pi.ts")) {
         wrong.push(`${from} → ${to}: only audit/ imports audit/, and index.ts its in-pi.ts (/guard audit)`);
-      }
-      else if (part === "base" && (target === "report" || target === "guard")) wrong.push(`${from} → ${to}: the base imports neither report/ nor guard/`);
+      } else if (part === "base" && (target === "report" || target === "guard")) wrong.push(`${from} → ${to}: the base imports neither report/ nor guard/`);
       else if (part === "report" && target === "guard") wrong.push(`${from} → ${to}: report/ never imports guard/ (pass a callback from index.ts)`);
       else if (part === "guard" && target === "report") wrong.push(`${from} → ${to}: guard/ never imports report/`);
     }

@@ -16,7 +16,17 @@ test("the tarball holds the extension, the wasm, the command and the docs, and n
   assert.equal(r.status, 0, r.stderr);
   const [packed] = JSON.parse(r.stdout) as { size: number; files: { path: string }[] }[];
   const paths = packed.files.map((f) => f.path);
-  for (const needed of ["package.json", "README.md", "CHANGELOG.md", "LICENSE", "bin/pi-context-guard.mjs", "extension/index.ts", "pkg/context_guard.js", "pkg/context_guard_bg.wasm", "docs/GUARD.md"]) {
+  for (const needed of [
+    "package.json",
+    "README.md",
+    "CHANGELOG.md",
+    "LICENSE",
+    "bin/pi-context-guard.mjs",
+    "extension/index.ts",
+    "pkg/context_guard.js",
+    "pkg/context_guard_bg.wasm",
+    "docs/GUARD.md",
+  ]) {
     assert.ok(paths.includes(needed), `${needed} is in the tarball`);
   }
   const tops = new Set(paths.map((p) => p.split("/")[0]));
@@ -38,6 +48,9 @@ test("package.json: what npm and Pi's gallery read; no dependency but Pi's packa
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
   const install = readme.slice(readme.indexOf("## Install"));
   // Issue 28: the lines that work today come first; the npm line says it waits for the package to be published.
-  assert.ok(install.indexOf("pi install /path") >= 0 && install.indexOf("pi install /path") < install.indexOf("pi install npm:pi-context-guard"), "the install section leads with a folder");
+  assert.ok(
+    install.indexOf("pi install /path") >= 0 && install.indexOf("pi install /path") < install.indexOf("pi install npm:pi-context-guard"),
+    "the install section leads with a folder",
+  );
   assert.match(install.slice(0, install.indexOf("## Quick start")), /Once it is published, `pi install npm:pi-context-guard`/);
 });

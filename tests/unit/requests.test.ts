@@ -12,11 +12,15 @@ test("never more than `concurrency` requests in flight, and outcomes stay in ord
   const classify: Classify = async (context) => {
     inFlight++;
     most = Math.max(most, inFlight);
-    await new Promise((r) => setTimeout(r, 5 + Number((context.state as { n: number }).n) % 3));
+    await new Promise((r) => setTimeout(r, 5 + (Number((context.state as { n: number }).n) % 3)));
     inFlight--;
     return { ...answer, answers: { n: (context.state as { n: number }).n } };
   };
-  const run = await runRequests(Array.from({ length: 20 }, (_, i) => request(i)), classify, { concurrency: 3, timeoutMs: 5_000 });
+  const run = await runRequests(
+    Array.from({ length: 20 }, (_, i) => request(i)),
+    classify,
+    { concurrency: 3, timeoutMs: 5_000 },
+  );
   assert.equal(most, 3);
   assert.equal(run.timedOut, false);
   run.outcomes.forEach((o, i) => assert.deepEqual(o.status === "answered" && o.answers, { n: i }));
@@ -55,7 +59,11 @@ test("nothing starts after the budget is spent", async () => {
     started++;
     return new Promise((r) => setTimeout(() => r(answer), 80));
   };
-  await runRequests(Array.from({ length: 10 }, (_, i) => request(i)), classify, { concurrency: 2, timeoutMs: 100 });
+  await runRequests(
+    Array.from({ length: 10 }, (_, i) => request(i)),
+    classify,
+    { concurrency: 2, timeoutMs: 100 },
+  );
   assert.equal(started, 4);
 });
 
@@ -68,13 +76,20 @@ test("the caller's abort stops the pass at once: running requests see it, nothin
   };
   setTimeout(() => caller.abort(), 30);
   const started = Date.now();
-  const run = await runRequests(Array.from({ length: 6 }, (_, i) => request(i)), classify, { concurrency: 2, timeoutMs: 5_000, signal: caller.signal });
+  const run = await runRequests(
+    Array.from({ length: 6 }, (_, i) => request(i)),
+    classify,
+    { concurrency: 2, timeoutMs: 5_000, signal: caller.signal },
+  );
   const took = Date.now() - started;
   assert.ok(took < 250, `took ${took} ms`);
   assert.equal(seen.length, 2);
   assert.ok(seen.every((s) => s.aborted));
   assert.equal(run.timedOut, false);
-  assert.deepEqual(run.outcomes, Array.from({ length: 6 }, () => ({ status: "timeout" })));
+  assert.deepEqual(
+    run.outcomes,
+    Array.from({ length: 6 }, () => ({ status: "timeout" })),
+  );
 });
 
 test("a signal aborted before the call starts nothing", async () => {
@@ -94,7 +109,10 @@ test("a judge's reply becomes a `replied` outcome with its usage; a judge that s
     { stopReason: "length", reply: '{"answers": {"keep', errorMessage: undefined },
     { stopReason: "stop", reply: "", usage: { input: Number.NaN } },
   ];
-  const run = await runRequests([request(0), request(1), request(2)], async (context) => replies[(context.state as { n: number }).n], { concurrency: 1, timeoutMs: 5_000 });
+  const run = await runRequests([request(0), request(1), request(2)], async (context) => replies[(context.state as { n: number }).n], {
+    concurrency: 1,
+    timeoutMs: 5_000,
+  });
   assert.deepEqual(run.outcomes, [
     { status: "replied", text: '{"answers": {"keep_whole": 0.2}}', inputTokens: 1200, costUsd: 0.0012 },
     { status: "error", message: "classifier stopped: length" },

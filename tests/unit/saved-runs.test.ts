@@ -66,7 +66,10 @@ test("readSavedRuns: the project's sessions within the bounds, newest last, and 
 
     const all = await readSavedRuns(dir, cwd, join(dir, "own.jsonl"), { sessions: 50, bytes: 10_000 });
     assert.deepEqual(all.runs, [3, 5, 7, 11, 13], "oldest session first; own, the other project's and the big one left out");
-    assert.deepEqual({ sessions: all.sessions, tooLarge: all.tooLarge, beyond: all.beyond, unreadable: all.unreadable }, { sessions: 3, tooLarge: 1, beyond: 0, unreadable: 1 });
+    assert.deepEqual(
+      { sessions: all.sessions, tooLarge: all.tooLarge, beyond: all.beyond, unreadable: all.unreadable },
+      { sessions: 3, tooLarge: 1, beyond: 0, unreadable: 1 },
+    );
 
     // At most two sessions: the two newest of this project (c, then b), a left out.
     const two = await readSavedRuns(dir, cwd, join(dir, "own.jsonl"), { sessions: 2, bytes: 10_000 });

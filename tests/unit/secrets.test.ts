@@ -51,6 +51,12 @@ test("real outputs without secrets get at most 0.5 placeholders per 100 KB", () 
     const found = guardCore.withholdSecrets(text).found;
     const per100k = found.length / (text.length / 100_000);
     console.log(`${name}: ${(text.length / 1e6).toFixed(2)} M characters, ${found.length} placeholders (${per100k.toFixed(3)} per 100 KB)`);
-    assert.ok(per100k <= 0.5, `${name}: ${found.length} placeholders, e.g. ${found.slice(0, 5).map(([k, s]) => `${k} ${s.slice(0, 30)}`).join("; ")}`);
+    assert.ok(
+      per100k <= 0.5,
+      `${name}: ${found.length} placeholders, e.g. ${found
+        .slice(0, 5)
+        .map(([k, s]) => `${k} ${s.slice(0, 30)}`)
+        .join("; ")}`,
+    );
   }
 });

@@ -36,10 +36,16 @@ const reports = (h: ReturnType<typeof host>) => [
 
 test("a working UI: statuses painted part by part, notes delivered, nothing reported", () => {
   const h = host();
-  setStatus(h.ctx, "k", [["success", "saved"], ["dim", " rest"]]);
+  setStatus(h.ctx, "k", [
+    ["success", "saved"],
+    ["dim", " rest"],
+  ]);
   setStatus(h.ctx, "k", undefined);
   say(h.ctx, "hello", "info");
-  assert.deepEqual(h.statuses, [["k", "<success>saved</><dim> rest</>"], ["k", undefined]]);
+  assert.deepEqual(h.statuses, [
+    ["k", "<success>saved</><dim> rest</>"],
+    ["k", undefined],
+  ]);
   assert.deepEqual(h.notes, [["hello", "info"]]);
 });
 
@@ -47,21 +53,39 @@ test("a theme whose getter throws: the status in plain text, reported once by a 
   const h = host((ui) => {
     Object.defineProperty(ui, "theme", { get: boom });
   });
-  setStatus(h.ctx, "k", [["success", "saved"], ["dim", " rest"]]);
+  setStatus(h.ctx, "k", [
+    ["success", "saved"],
+    ["dim", " rest"],
+  ]);
   setStatus(h.ctx, "k", [["warning", "again"]]);
-  assert.deepEqual(h.statuses, [["k", "saved rest"], ["k", "again"]]);
+  assert.deepEqual(h.statuses, [
+    ["k", "saved rest"],
+    ["k", "again"],
+  ]);
   assert.deepEqual(reports(h), ["context-guard: ctx.ui.theme failed (boom); the status bar and notices may be incomplete, the work goes on"]);
   assert.equal(h.notes[0][1], "warning");
 });
 
 test("a theme whose fg throws (Pi's theme before initTheme): plain text, reported once", () => {
   const h = host((ui) => {
-    ui.theme = new Proxy({}, { get: () => { throw new Error("Theme not initialized. Call initTheme() first."); } });
+    ui.theme = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("Theme not initialized. Call initTheme() first.");
+        },
+      },
+    );
   });
   setStatus(h.ctx, "k", [["success", "saved"]]);
   setStatus(h.ctx, "k", [["success", "saved"]]);
-  assert.deepEqual(h.statuses, [["k", "saved"], ["k", "saved"]]);
-  assert.deepEqual(reports(h), ["context-guard: ctx.ui.theme failed (Theme not initialized. Call initTheme() first.); the status bar and notices may be incomplete, the work goes on"]);
+  assert.deepEqual(h.statuses, [
+    ["k", "saved"],
+    ["k", "saved"],
+  ]);
+  assert.deepEqual(reports(h), [
+    "context-guard: ctx.ui.theme failed (Theme not initialized. Call initTheme() first.); the status bar and notices may be incomplete, the work goes on",
+  ]);
 });
 
 test("a setStatus that throws: reported once by a notification; other notes still go", () => {

@@ -10,11 +10,30 @@
 // outputs are `edit` results, excluded tools), so they cost the core nothing
 // either. Not used by the extension.
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
-import type { BreakEvenDecision, GuardClassifierContext, GuardClassifierQuestion, GuardSettings, LargeOutputState, PassAnswers } from "../../../extension/guard/types.ts";
+import type {
+  BreakEvenDecision,
+  GuardClassifierContext,
+  GuardClassifierQuestion,
+  GuardSettings,
+  LargeOutputState,
+  PassAnswers,
+} from "../../../extension/guard/types.ts";
 import { withholdRequests } from "./secrets.ts";
-import { clipMiddle, findRun, finishPass, focusQuestion, largeOutputs, type Output, planOutput, type ReferenceState, type Run, suffix, toolLabel } from "./pass.ts";
+import {
+  clipMiddle,
+  findRun,
+  finishPass,
+  focusQuestion,
+  largeOutputs,
+  type Output,
+  planOutput,
+  type ReferenceState,
+  type Run,
+  suffix,
+  toolLabel,
+} from "./pass.ts";
 
-// biome-ignore lint: Pi's messages, read loosely as the core reads them
+// Pi's messages, read loosely as the core reads them
 type Message = any;
 
 const RECALL_TOOL = "recall";
@@ -73,7 +92,12 @@ function supersededBy(tool: string, args: Message, later: { name: string; argume
       const path = pathOf(args);
       if (path === undefined) return undefined;
       if ((name === "edit" || name === "write") && pathOf(a) === path) return "the file was changed later in the run";
-      if (name === "read" && pathOf(a) === path && JSON.stringify(a?.offset) === JSON.stringify(args?.offset) && JSON.stringify(a?.limit) === JSON.stringify(args?.limit)) {
+      if (
+        name === "read" &&
+        pathOf(a) === path &&
+        JSON.stringify(a?.offset) === JSON.stringify(args?.offset) &&
+        JSON.stringify(a?.limit) === JSON.stringify(args?.limit)
+      ) {
         return "the same file was read again later in the run";
       }
     } else if (tool === "bash") {
@@ -109,7 +133,10 @@ function checkpointRequest(
   if (run.earlier) state.earlier_conversation = run.earlier;
   state.user_question = clipMiddle(run.question, 4000);
   const notes = run.notes.trim();
-  state.agent_progress = { latest_note: clipMiddle(run.answer.trim(), 2000), ...(notes !== "" ? { earlier_notes: notes.length <= 2000 ? notes : suffix(notes, 2000) } : {}) };
+  state.agent_progress = {
+    latest_note: clipMiddle(run.answer.trim(), 2000),
+    ...(notes !== "" ? { earlier_notes: notes.length <= 2000 ? notes : suffix(notes, 2000) } : {}),
+  };
   state.later_tool_calls = laterToolCalls(later);
   if (superseded !== undefined) state.superseded = superseded;
   state.tool = o.tool;
@@ -119,7 +146,11 @@ function checkpointRequest(
   const keys = texts.map((_, i) => `chunk_${firstNumber + i}`);
   state.chunks = Object.fromEntries(keys.map((k, i) => [k, texts[i]]));
   const questions: Record<string, GuardClassifierQuestion> = {
-    keep_whole: { type: "bool", instructions: KEEP_WHOLE, criteria: { true: "All of the output is still needed", false: "Only some chunks, or none, are needed" } },
+    keep_whole: {
+      type: "bool",
+      instructions: KEEP_WHOLE,
+      criteria: { true: "All of the output is still needed", false: "Only some chunks, or none, are needed" },
+    },
     focus: focusQuestion(FOCUS, keys),
   };
   for (const k of keys) {
@@ -173,7 +204,14 @@ export function planCheckpoint(
 
   const codex = model.provider === "openai-codex" || model.api === "openai-codex-responses";
   const pendingChars = eligible.reduce((n, o) => n + o.text.length, 0);
-  const gate: ReferenceGate = { outputs: eligible.length, pendingChars, batchChars: codex ? settings.midRunBatchCharsOpenAI : settings.midRunBatchChars, turns, factor: 0, rewriteChars: 0 };
+  const gate: ReferenceGate = {
+    outputs: eligible.length,
+    pendingChars,
+    batchChars: codex ? settings.midRunBatchCharsOpenAI : settings.midRunBatchChars,
+    turns,
+    factor: 0,
+    rewriteChars: 0,
+  };
   if (pendingChars < gate.batchChars) return none;
   const breakEven: BreakEvenDecision[] = [];
   if (settings.midRunBreakEven) {
@@ -215,7 +253,9 @@ export function planCheckpoint(
     const later = calls.filter((c) => c.index > at);
     const labels = later.map((c) => toolLabel(c.name, c.arguments));
     const superseded = supersededBy(o.tool, o.arguments, later);
-    return planOutput(o, settings, requests, (lines, part, parts, first, texts) => checkpointRequest(run, o, lines, part, parts, first, texts, labels, superseded));
+    return planOutput(o, settings, requests, (lines, part, parts, first, texts) =>
+      checkpointRequest(run, o, lines, part, parts, first, texts, labels, superseded),
+    );
   });
   // The checkpoint's own threshold decides chunks; there is no answer to cite yet.
   const decided: GuardSettings = { ...settings, chunkKeepThreshold: settings.midRunChunkKeepThreshold, keepCitedFiles: false };
@@ -236,9 +276,13 @@ export function judgedMidRun(records: readonly { phase?: string; results?: { kin
   for (const r of records) {
     if (r.phase !== "mid-run") continue;
     for (const x of r.results ?? []) {
-      if ((x.kind === "large" || x.kind === "small") && typeof x.entryId === "string" && !(x.reason ?? "").split(",").some((p) => unanswered.includes(p.trim()))) out.add(x.entryId);
+      if (
+        (x.kind === "large" || x.kind === "small") &&
+        typeof x.entryId === "string" &&
+        !(x.reason ?? "").split(",").some((p) => unanswered.includes(p.trim()))
+      )
+        out.add(x.entryId);
     }
   }
   return out;
 }
-

@@ -23,7 +23,7 @@ import type {
 } from "../../../extension/guard/types.ts";
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 
-// biome-ignore lint: Pi's messages, read loosely as the core reads them
+// Pi's messages, read loosely as the core reads them
 type Message = any;
 
 export const MARK = "[context-guard]";
@@ -43,7 +43,8 @@ export const clipMiddle = (s: string, max: number): string => {
 };
 // Cuts never split a surrogate pair.
 const prefix = (s: string, max: number) => (/[\ud800-\udbff]/.test(s.charAt(max - 1)) ? s.slice(0, max - 1) : s.slice(0, max));
-export const suffix = (s: string, max: number) => (max === 0 ? "" : /[\udc00-\udfff]/.test(s.charAt(s.length - max)) ? s.slice(s.length - max + 1) : s.slice(s.length - max));
+export const suffix = (s: string, max: number) =>
+  max === 0 ? "" : /[\udc00-\udfff]/.test(s.charAt(s.length - max)) ? s.slice(s.length - max + 1) : s.slice(s.length - max);
 
 function shortCount(n: number): string {
   if (n < 1000) return String(n);
@@ -97,7 +98,12 @@ export function toolLabel(tool: string, args: Record<string, unknown>): string {
 // The run and its large outputs (span.rs)
 
 export const blocksText = (blocks: unknown) =>
-  Array.isArray(blocks) ? blocks.filter((b) => b?.type === "text").map((b) => (typeof b.text === "string" ? b.text : "")).join("\n") : "";
+  Array.isArray(blocks)
+    ? blocks
+        .filter((b) => b?.type === "text")
+        .map((b) => (typeof b.text === "string" ? b.text : ""))
+        .join("\n")
+    : "";
 const contentText = (content: unknown) => {
   const text = typeof content === "string" ? content : blocksText(content);
   return text.trim() === "" && Array.isArray(content) && content.some((b) => b?.type === "image") ? IMAGE_ONLY : text;
@@ -156,7 +162,11 @@ export function findRun(entries: readonly ProjectedEntry[], settings: GuardSetti
     const firstKept = Math.max(0, starts.length - settings.historyExchanges);
     const exchanges = starts.slice(firstKept).map((s, k) => {
       const end = starts[firstKept + k + 1] ?? before.length;
-      const reply = before.slice(s + 1, end).reverse().map((m) => (m?.role === "assistant" ? blocksText(m.content) : "")).find((t) => t.trim() !== "");
+      const reply = before
+        .slice(s + 1, end)
+        .reverse()
+        .map((m) => (m?.role === "assistant" ? blocksText(m.content) : ""))
+        .find((t) => t.trim() !== "");
       return { user: clipMiddle(contentText(before[s].content), 800), assistant: clipMiddle(reply ?? "", 1200) };
     });
     if (firstKept > 0) {
@@ -190,7 +200,8 @@ export function largeOutputs(entries: readonly ProjectedEntry[], run: Run, s: Gu
     const text = blocksText(m.content);
     if (text.startsWith(MARK) || text.length < s.minResultChars) continue;
     const raw = e.sourceEntry.message as Message;
-    if (raw !== m && !(raw?.role === "toolResult" && (raw.content ?? []).every((b: Message) => b?.type === "text") && blocksText(raw.content) === text)) continue;
+    if (raw !== m && !(raw?.role === "toolResult" && (raw.content ?? []).every((b: Message) => b?.type === "text") && blocksText(raw.content) === text))
+      continue;
     out.push({ entryId: e.sourceEntry.id, tool, arguments: call?.arguments ?? null, text, isError: m.isError === true });
   }
   return out.reduce((n, o) => n + o.text.length, 0) < s.minRunChars ? [] : out;
@@ -555,7 +566,10 @@ function omission(run: Chunk[], numbering: "grep" | "output" | { file: number })
   const files = [...new Set(run.flatMap((c) => c.files))];
   const count = `${lines} ${lines === 1 ? "line" : "lines"}`;
   if (files.length === 0) return `[… ${count} omitted]`;
-  const named = files.slice(0, 5).map((f) => oneLine(f, 120)).join(", ");
+  const named = files
+    .slice(0, 5)
+    .map((f) => oneLine(f, 120))
+    .join(", ");
   return `[… ${count} omitted from ${files.length > 5 ? `${named} and ${files.length - 5} more` : named}]`;
 }
 

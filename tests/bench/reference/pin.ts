@@ -81,13 +81,21 @@ export class ReferencePin {
       if (this.last && same < prev.length && same < bs.length) {
         const live = new Set(this.entries.filter((e) => now - e.at < e.ttl).map((e) => e.prefix));
         let read = -1;
-        for (let i = bs.length - 1; i >= 0; i--) if (live.has(bs[i].prefix)) { read = i; break; }
+        for (let i = bs.length - 1; i >= 0; i--)
+          if (live.has(bs[i].prefix)) {
+            read = i;
+            break;
+          }
         const edit: [number, Why][] = [];
         if (read >= 0 && read < same) edit.push([read, "read"]);
         // The last changed block among those both requests hold.
         const owns = this.last.owns;
         let lastChanged = same;
-        for (let i = Math.min(owns.length, bs.length) - 1; i >= same; i--) if (bs[i].own !== owns[i]) { lastChanged = i; break; }
+        for (let i = Math.min(owns.length, bs.length) - 1; i >= same; i--)
+          if (bs[i].own !== owns[i]) {
+            lastChanged = i;
+            break;
+          }
         const holder = messages.findIndex((m) => m.first + m.len > lastChanged && m.role === "user" && m.len > 0);
         if (holder >= 0 && holder !== last) edit.push([messages[holder].first + messages[holder].len - 1, "write"]);
         // After an edit: read point, write anchor, then the question.

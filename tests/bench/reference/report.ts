@@ -6,7 +6,6 @@ import type { ContextInputs, ContextReport, Hue, Kind, Largest, Row } from "../.
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const whole = (t: number) => (Number.isFinite(t) && t > 0 ? Math.min(Math.round(t), MAX_SAFE) : 0);
-const toTokens = (chars: number) => Math.ceil(chars / 4);
 const pct = (part: number, total: number) => (total === 0 ? 0 : (part * 100) / total);
 const pctText = (p: number) => `${p.toFixed(1)}%`;
 const cells = (part: number, total: number, of: number) => (part === 0 || total === 0 ? 0 : Math.min(of, Math.max(1, Math.round((part / total) * of))));
@@ -127,7 +126,13 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const rawTokens = inputs.usage?.tokens;
   const tokens = typeof rawTokens === "number" && Number.isFinite(rawTokens) && rawTokens >= 0 ? whole(rawTokens) : undefined;
   const percent =
-    tokens === undefined ? undefined : Number.isFinite(inputs.usage?.percent ?? Number.NaN) ? (inputs.usage?.percent as number) : window ? (tokens * 100) / window : undefined;
+    tokens === undefined
+      ? undefined
+      : Number.isFinite(inputs.usage?.percent ?? Number.NaN)
+        ? (inputs.usage?.percent as number)
+        : window
+          ? (tokens * 100) / window
+          : undefined;
   const settings = (inputs.compaction.settings ?? {}) as Record<string, unknown>;
   const enabled = typeof settings.enabled === "boolean" ? settings.enabled : inputs.compaction.defaults.enabled;
   const reserve = whole(inputs.compaction.defaults.reserveTokens);
@@ -168,9 +173,26 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const rows: Row[] = [];
   const caption = (label: string, id: string, n: number) => (id === "system" || n === 0 ? label : `${label} (${n})`);
   const add = (id: string, label: string, tokens: number, n: number, depth: number) =>
-    rows.push({ id, label, tokens, count: n, percent: 0, cells: 0, thin: false, hue: hueOf(id, depth), depth, caption: caption(label, id, n), tokensText: count(tokens), percentText: "" });
+    rows.push({
+      id,
+      label,
+      tokens,
+      count: n,
+      percent: 0,
+      cells: 0,
+      thin: false,
+      hue: hueOf(id, depth),
+      depth,
+      caption: caption(label, id, n),
+      tokensText: count(tokens),
+      percentText: "",
+    });
   systemRows(inputs, add);
-  for (const [id, label] of [["user", "User"], ["assistant", "Assistant"], ["toolResults", "Tool results"]]) {
+  for (const [id, label] of [
+    ["user", "User"],
+    ["assistant", "Assistant"],
+    ["toolResults", "Tool results"],
+  ]) {
     const b = buckets.get(id);
     if (b) add(id, label, b.tokens, b.count, 0);
   }
@@ -187,9 +209,19 @@ export function buildReport(inputs: ContextInputs): ContextReport {
       add(`custom:${label}`, label, t.tokens, t.count, 1);
     });
     const rest = sorted.slice(5);
-    if (rest.length) add("customOther", `${rest.length} more type${rest.length === 1 ? "" : "s"}`, rest.reduce((s, t) => s + t.tokens, 0), rest.reduce((s, t) => s + t.count, 0), 1);
+    if (rest.length)
+      add(
+        "customOther",
+        `${rest.length} more type${rest.length === 1 ? "" : "s"}`,
+        rest.reduce((s, t) => s + t.tokens, 0),
+        rest.reduce((s, t) => s + t.count, 0),
+        1,
+      );
   }
-  for (const [id, label] of [["summaries", "Summaries"], ["shell", "Shell output"]]) {
+  for (const [id, label] of [
+    ["summaries", "Summaries"],
+    ["shell", "Shell output"],
+  ]) {
     const b = buckets.get(id);
     if (b) add(id, label, b.tokens, b.count, 0);
   }
@@ -226,21 +258,75 @@ export function buildReport(inputs: ContextInputs): ContextReport {
   const largest: Largest[] = ranked.map(({ m, index, tokens }) => {
     const bucket = BUCKETS[m.role] ?? "other";
     const share = pct(tokens, estimate);
-    return { index, role: sanitize(m.role, 40), bucket, tokens, percent: share, cells: cells(tokens, estimate, 8), thin: cells(tokens, estimate, 8) === 1 && share < 50 / 8, hue: hueOf(bucket, 0), descriptor: describe(m, index), tokensText: count(tokens), percentText: pctText(share) };
+    return {
+      index,
+      role: sanitize(m.role, 40),
+      bucket,
+      tokens,
+      percent: share,
+      cells: cells(tokens, estimate, 8),
+      thin: cells(tokens, estimate, 8) === 1 && share < 50 / 8,
+      hue: hueOf(bucket, 0),
+      descriptor: describe(m, index),
+      tokensText: count(tokens),
+      percentText: pctText(share),
+    };
   });
 
   // Drift, history, gauge.
   const difference = tokens === undefined ? undefined : tokens - estimate;
   const note =
-    difference === undefined ? "unknown" : difference === 0 ? "none" : difference > 0 ? "unattributed" : kind.some((k) => kinds[k]?.role === "assistant") ? "estimateAbove" : "hostCountsMessagesOnly";
+    difference === undefined
+      ? "unknown"
+      : difference === 0
+        ? "none"
+        : difference > 0
+          ? "unattributed"
+          : kind.some((k) => kinds[k]?.role === "assistant")
+            ? "estimateAbove"
+            : "hostCountsMessagesOnly";
   const used = tokens ?? estimate;
   const verdict =
-    window === undefined || tokens === undefined ? "unknown" : at !== undefined && enabled ? (used > at ? "over" : used >= at * 0.8 ? "near" : "ok") : used >= window ? "over" : used >= window * 0.8 ? "near" : "ok";
+    window === undefined || tokens === undefined
+      ? "unknown"
+      : at !== undefined && enabled
+        ? used > at
+          ? "over"
+          : used >= at * 0.8
+            ? "near"
+            : "ok"
+        : used >= window
+          ? "over"
+          : used >= window * 0.8
+            ? "near"
+            : "ok";
 
   return {
-    headline: { tokens, window, windowSource: fromUsage ? "usage" : fromModel ? "model" : "unknown", percent, free: tokens !== undefined && window ? Math.max(0, window - tokens) : undefined, pending: inputs.usage !== undefined && tokens === undefined },
-    threshold: { state: !enabled ? "off" : window === undefined ? "unknownWindow" : "on", enabled, reserve, reserveSource: "default", modelKey: inputs.model ? `${inputs.model.provider}/${inputs.model.id}` : undefined, at: enabled ? at : undefined, headroom: enabled && at !== undefined && tokens !== undefined ? at - tokens : undefined, problem: undefined },
-    windowGauge: { filled: window ? cells(used, window, 10) : 0, of: 10, thresholdCell: enabled && at !== undefined && window ? Math.max(1, cells(at, window, 10)) : undefined, basis: window === undefined ? "none" : tokens === undefined ? "estimate" : "host", verdict },
+    headline: {
+      tokens,
+      window,
+      windowSource: fromUsage ? "usage" : fromModel ? "model" : "unknown",
+      percent,
+      free: tokens !== undefined && window ? Math.max(0, window - tokens) : undefined,
+      pending: inputs.usage !== undefined && tokens === undefined,
+    },
+    threshold: {
+      state: !enabled ? "off" : window === undefined ? "unknownWindow" : "on",
+      enabled,
+      reserve,
+      reserveSource: "default",
+      modelKey: inputs.model ? `${inputs.model.provider}/${inputs.model.id}` : undefined,
+      at: enabled ? at : undefined,
+      headroom: enabled && at !== undefined && tokens !== undefined ? at - tokens : undefined,
+      problem: undefined,
+    },
+    windowGauge: {
+      filled: window ? cells(used, window, 10) : 0,
+      of: 10,
+      thresholdCell: enabled && at !== undefined && window ? Math.max(1, cells(at, window, 10)) : undefined,
+      basis: window === undefined ? "none" : tokens === undefined ? "estimate" : "host",
+      verdict,
+    },
     estimate,
     rows,
     drift: { host: tokens, estimate, difference, note },
@@ -248,7 +334,15 @@ export function buildReport(inputs: ContextInputs): ContextReport {
     requests: requestFigures(inputs),
     largest,
     compacted: undefined,
-    sentences: { headline: "", threshold: "", composition: `Composition (estimate: ${count(estimate)} tokens)`, bars: "", drift: "", history: "", requests: "" },
+    sentences: {
+      headline: "",
+      threshold: "",
+      composition: `Composition (estimate: ${count(estimate)} tokens)`,
+      bars: "",
+      drift: "",
+      history: "",
+      requests: "",
+    },
     text: "",
   };
 }

@@ -6,7 +6,7 @@
 const MARK = "[context-guard]";
 const EXCHANGE_STUB = "[context-guard] Omitted an earlier exchange";
 
-// biome-ignore lint: loose Pi shapes
+// loose Pi shapes
 type Loose = any;
 
 function imageChars(data: string): number {
