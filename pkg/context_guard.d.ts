@@ -201,6 +201,13 @@ export function recallToolInfo(): string;
 export function runLengths(kinds: Uint8Array | number[]): Uint32Array;
 
 /**
+ * For each message (one letter each, as `runLengths` takes them), 1 where it
+ * starts a run (`span::starts_run`), else 0: the audit's later requests count
+ * runs by the same definition.
+ */
+export function runStarts(kinds: Uint8Array | number[]): Uint8Array;
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
@@ -275,6 +282,7 @@ export interface InitOutput {
     readonly recall: (a: number, b: number) => [number, number, number, number];
     readonly recallToolInfo: () => [number, number];
     readonly runLengths: (a: number, b: number) => [number, number];
+    readonly runStarts: (a: number, b: number) => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
     readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];

@@ -770,6 +770,22 @@ export function runLengths(kinds) {
 }
 
 /**
+ * For each message (one letter each, as `runLengths` takes them), 1 where it
+ * starts a run (`span::starts_run`), else 0: the audit's later requests count
+ * runs by the same definition.
+ * @param {Uint8Array | number[]} kinds
+ * @returns {Uint8Array}
+ */
+export function runStarts(kinds) {
+    const ptr0 = passArray8ToWasm0(kinds, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.runStarts(ptr0, len0);
+    var v2 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
+    wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+    return v2;
+}
+
+/**
  * One line safe to paint on a terminal, at most `max` JavaScript characters
  * (for text the screen shows that did not come through the report, such as
  * an error message from Pi).
@@ -1019,6 +1035,11 @@ function _assertClass(instance, klass) {
 function getArrayU32FromWasm0(ptr, len) {
     ptr = ptr >>> 0;
     return getUint32ArrayMemory0().subarray(ptr / 4, ptr / 4 + len);
+}
+
+function getArrayU8FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getUint8ArrayMemory0().subarray(ptr / 1, ptr / 1 + len);
 }
 
 let cachedDataViewMemory0 = null;

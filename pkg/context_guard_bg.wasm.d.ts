@@ -30,6 +30,7 @@ export const planPass: (a: number, b: number, c: number, d: number, e: number, f
 export const recall: (a: number, b: number) => [number, number, number, number];
 export const recallToolInfo: () => [number, number];
 export const runLengths: (a: number, b: number) => [number, number];
+export const runStarts: (a: number, b: number) => [number, number];
 export const sanitizeLine: (a: number, b: number, c: number) => [number, number];
 export const setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
 export const setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];

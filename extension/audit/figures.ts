@@ -7,6 +7,7 @@
 // the session's own recorded usage implies.
 
 import { textChars } from "../guard/bill.ts";
+import { type BranchEntry, kindOf, runStarts } from "../guard/checkpoint.ts";
 import type { Loose } from "../core.ts";
 
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */
@@ -182,46 +183,65 @@ export class Tally {
 /**
  * For each tool result and prompt of a branch, the requests made after the end of its run, up to the
  * next compaction: the requests that an edit at that run end would have spared it. Fed the branch's
- * entries in order; a run ends at the next prompt (as the guard's run-end pass sees it).
+ * entries in order. A run is what the core says it is (guard/span.rs `starts_run`, as the guard's
+ * estimator counts runs): it starts at a prompt, and a steering message sent during it belongs to it.
  */
 export class LaterRequests {
-  /** Entry id → its run. */
-  private runOf = new Map<string, number>();
-  /** Per run: the requests made before its end. */
-  private startOf: number[] = [];
-  /** Per run whose count a compaction closed: the requests made before that compaction. */
-  private endOf: number[] = [];
-  private current: string[] = [];
-  private requests = 0;
+  private entries: { id: string; kind: number | undefined; compaction: boolean }[] = [];
+  /** Entry id → requests after its run, counted on the first question. */
+  private counted: Map<string, number> | undefined;
 
   add(entry: Loose): void {
-    if (entry.type === "compaction") {
-      // Runs that ended before it are in its summary from here on; the running one is among the kept entries.
-      while (this.endOf.length < this.startOf.length) this.endOf.push(this.requests);
-      return;
-    }
-    const role = entry.type === "message" ? entry.message?.role : undefined;
-    if (role === "assistant") this.requests++;
-    else if (role === "user") {
-      this.endRun();
-      this.current.push(entry.id);
-    } else if (role === "toolResult") this.current.push(entry.id);
-  }
-
-  private endRun(): void {
-    if (this.current.length === 0) return;
-    const run = this.startOf.push(this.requests) - 1;
-    for (const id of this.current) this.runOf.set(id, run);
-    this.current = [];
+    this.entries.push({ id: String(entry.id ?? ""), kind: kindOf(entry as BranchEntry), compaction: entry.type === "compaction" });
+    this.counted = undefined;
   }
 
   /** Requests after the end of the run that holds `entryId` (0 for the last run, and for an id not on the branch). */
   after(entryId: string): number {
-    const run = this.runOf.get(entryId);
-    if (run === undefined) return 0;
-    return (this.endOf[run] ?? this.requests) - this.startOf[run];
+    this.counted ??= this.count();
+    return this.counted.get(entryId) ?? 0;
+  }
+
+  private count(): Map<string, number> {
+    const kinds = this.entries.flatMap((e) => (e.kind === undefined ? [] : [e.kind]));
+    const starts = runStarts(kinds) ?? [];
+    const runOf = new Map<string, number>();
+    /** Per run: the requests made before its end; per run a compaction closed: the requests before it. */
+    const startOf: number[] = [];
+    const endOf: number[] = [];
+    let current: string[] = [];
+    let requests = 0;
+    let at = 0;
+    const endRun = () => {
+      if (current.length === 0) return;
+      const run = startOf.push(requests) - 1;
+      for (const id of current) runOf.set(id, run);
+      current = [];
+    };
+    for (const e of this.entries) {
+      if (e.compaction) {
+        // Runs that ended before it are in its summary from here on; the running one is among the kept entries.
+        while (endOf.length < startOf.length) endOf.push(requests);
+      }
+      if (e.kind === undefined) continue;
+      const start = starts[at++] === true;
+      if (e.kind === KIND_REPLY || e.kind === KIND_CALLS) requests++;
+      else if (start) {
+        endRun();
+        current.push(e.id);
+      } else if (e.kind === KIND_USER || e.kind === KIND_RESULT) current.push(e.id);
+    }
+    const after = new Map<string, number>();
+    for (const [id, run] of runOf) after.set(id, (endOf[run] ?? requests) - startOf[run]);
+    return after;
   }
 }
+
+// `kindOf`'s letters.
+const KIND_USER = 0x75;
+const KIND_REPLY = 0x61;
+const KIND_CALLS = 0x74;
+const KIND_RESULT = 0x72;
 
 /** Tokens as Pi's `estimateTokens` counts text: characters / 4. */
 export const tokensOf = (chars: number): number => chars / 4;

@@ -1,8 +1,9 @@
-// Mid-run checkpoints inside Pi (guard.md §7): at `turn_end`, plan in the
-// core, run the requests with the pass's runner, finish in the core, and
-// return the drafts after whatever earlier handlers proposed, as the run-end
-// pass does at `agent_before_settle`. Every gate and rule is the core's
-// (crates/core/src/guard/checkpoint/); this file reads Pi and runs requests.
+// Mid-run checkpoints inside Pi (docs/GUARD.md "Mid-run checkpoints"): at
+// `turn_end`, plan in the core, run the requests with the pass's runner,
+// finish in the core, and return the drafts after whatever earlier handlers
+// proposed, as the run-end pass does at `agent_before_settle`. Every gate and
+// rule is the core's (crates/core/src/guard/checkpoint/); this file reads Pi
+// and runs requests.
 //
 // Pi 1.6.0 and 1.3.0 both commit `turn_end` drafts before the next provider
 // request (TurnEndEvent extends BoundaryState; the result is BoundaryResult,
@@ -68,10 +69,13 @@ function contextTokens(ctx: ExtensionContext): number {
   }
 }
 
-type BranchEntry = { type?: string; message?: { role?: string; content?: unknown } };
+export type BranchEntry = { type?: string; message?: { role?: string; content?: unknown } };
 
-/** One letter per message for the core's `runLengths`: user, assistant, one with tool calls, tool result, custom, other. */
-function kindOf(entry: BranchEntry): number | undefined {
+/**
+ * One letter per message for the core's `runLengths` and `runStarts`: user, assistant, one with tool calls,
+ * tool result, custom, other; undefined for an entry that is not a message.
+ */
+export function kindOf(entry: BranchEntry): number | undefined {
   if (entry?.type === "custom_message") return 0x63; // c
   if (entry?.type !== "message") return entry?.type === "compaction" || entry?.type === "branch_summary" ? 0x6f : undefined;
   const role = entry.message?.role;
@@ -98,6 +102,15 @@ export function runLengths(branch: Iterable<BranchEntry>): number[] {
   }
   const counted = callCore(() => guardCore.runLengths(Uint8Array.from(kinds)));
   return counted.ok ? counted.value : [];
+}
+
+/**
+ * For each of `kinds` (`kindOf`'s letters), whether that message starts a run, as the core defines it
+ * (guard/span.rs `starts_run`); undefined when the core cannot answer.
+ */
+export function runStarts(kinds: number[]): boolean[] | undefined {
+  const starts = callCore(() => guardCore.runStarts(Uint8Array.from(kinds)));
+  return starts.ok ? starts.value : undefined;
 }
 
 /**
@@ -186,7 +199,7 @@ export interface CheckpointResult {
 type CheckpointPlan = Omit<CheckpointResult, "entries"> & { planned?: Planned };
 
 /**
- * A checkpoint's plan over the boundary's preview: `mid-run` gates (guard.md §7), or `every-eligible` (no age,
+ * A checkpoint's plan over the boundary's preview: `mid-run` gates (docs/GUARD.md "Mid-run checkpoints"), or `every-eligible` (no age,
  * batch or break-even: for distilling before Pi compacts); what `judging` holds is left alone. Never throws.
  */
 export function planCheckpointPass(

@@ -303,4 +303,6 @@ export const guardCore = {
   countSecrets: (text: string): number => wasm.countSecrets(text),
   /** The requests of each run (guard/span.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
   runLengths: (kinds: Uint8Array): number[] => Array.from(wasm.runLengths(kinds)),
+  /** For each message (one letter each), whether it starts a run (guard/span.rs `starts_run`). */
+  runStarts: (kinds: Uint8Array): boolean[] => Array.from(wasm.runStarts(kinds), (b) => b === 1),
 };

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { contextTokens, emptyCost, estimate, LaterRequests, pricesOf, Tally } from "../../extension/audit/figures.ts";
+import { runLengths } from "../../extension/guard/checkpoint.ts";
 import { didSentence, folderName, sparkline, wouldSentences } from "../../extension/audit/format.ts";
 import { PROMPT_CHARS, promptLine } from "../../extension/audit/read.ts";
 
@@ -67,6 +68,25 @@ test("the records' savings count once per later request, less what recalls bring
   t.add({ type: "compaction" });
   t.add(reply({ totalTokens: 10 }));
   assert.equal(t.f.guardSparedChars, 1000 + 1000 + 600);
+});
+
+test("requests after a run: a steering message belongs to its run, as runLengths counts runs (one rule, guard/span.rs)", () => {
+  const user = (id: string) => ({ type: "message", id, message: { role: "user", content: "q" } });
+  const calls = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [{ type: "toolCall", id: `c-${id}`, name: "bash" }] } });
+  const reply = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [] } });
+  const out = (id: string) => ({ type: "message", id, message: { role: "toolResult", toolName: "bash", content: [] } });
+  // s1 comes after a tool result, during the run: a steering message, not a new prompt.
+  const branch = [user("p1"), calls("a1"), out("t1"), user("s1"), calls("a2"), out("t2"), reply("a3"), user("p2"), reply("a4"), user("p3"), reply("a5")];
+  const later = new LaterRequests();
+  for (const e of branch) later.add(e);
+  const runs = runLengths(branch);
+  assert.deepEqual(runs, [3, 1, 1]);
+  // Every entry of the first run is followed by the requests of the runs after it (2; 4 if s1 began a run).
+  const afterFirst = runs[1] + runs[2];
+  assert.deepEqual(
+    ["p1", "t1", "s1", "t2", "p2"].map((id) => later.after(id)),
+    [afterFirst, afterFirst, afterFirst, afterFirst, runs[2]],
+  );
 });
 
 test("requests after a run: from the next prompt to the next compaction; the last run spares none", () => {

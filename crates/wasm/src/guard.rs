@@ -186,6 +186,15 @@ pub fn run_lengths(kinds: &[u8]) -> Vec<u32> {
     span::run_lengths(&kinds).into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
 }
 
+/// For each message (one letter each, as `runLengths` takes them), 1 where it
+/// starts a run (`span::starts_run`), else 0: the audit's later requests count
+/// runs by the same definition.
+#[wasm_bindgen(js_name = runStarts)]
+pub fn run_starts(kinds: &[u8]) -> Vec<u8> {
+    let kinds: Vec<span::Kind> = kinds.iter().map(|&b| span::Kind::from_byte(b)).collect();
+    (0..kinds.len()).map(|i| u8::from(span::starts_run(&kinds, i))).collect()
+}
+
 /// A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
 #[wasm_bindgen(js_name = shortCount)]
 pub fn short_count(n: f64) -> String {

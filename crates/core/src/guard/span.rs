@@ -210,7 +210,7 @@ pub fn run_lengths(kinds: &[Kind]) -> Vec<usize> {
     let mut runs: Vec<usize> = Vec::new();
     for (i, k) in kinds.iter().enumerate() {
         match k {
-            Kind::User if !steers(kinds.get(..i).unwrap_or(&[]).iter().rev().copied()) => runs.push(0),
+            Kind::User if starts_run(kinds, i) => runs.push(0),
             Kind::Reply | Kind::Calls => {
                 if let Some(n) = runs.last_mut() {
                     *n += 1;
@@ -220,6 +220,12 @@ pub fn run_lengths(kinds: &[Kind]) -> Vec<usize> {
         }
     }
     runs
+}
+
+/// Whether the message at `i` starts a run: a user message that is not a
+/// steering message.
+pub fn starts_run(kinds: &[Kind], i: usize) -> bool {
+    kinds.get(i) == Some(&Kind::User) && !steers(kinds.get(..i).unwrap_or(&[]).iter().rev().copied())
 }
 
 /// Index in `flat` of the prompt that started the last run.
