@@ -34,7 +34,7 @@ fi
 
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # The panic locations keep their file paths in the .wasm: the registry's
-# index folder becomes a short name (about half a kilobyte; product.md:
+# index folder becomes a short name (about half a kilobyte; the budget is
 # pkg/*.wasm ≤ 512 KB). The standard library's `/rustc/<commit>/library/…`
 # paths come compiled with it, so a remap does not reach them.
 remap="--remap-path-prefix=$root=/src --remap-path-prefix=$cargo_home=/cargo"
@@ -48,7 +48,7 @@ mkdir -p "$out"
 "$bindgen" --target web --remove-name-section --remove-producers-section --out-dir "$out" --out-name context_guard \
   target/wasm32-unknown-unknown/release/context_guard_wasm.wasm
 
-# About a tenth off the size (product.md: pkg/*.wasm ≤ 512 KB): -Oz, run
+# About a tenth off the size (the budget: pkg/*.wasm ≤ 512 KB): -Oz, run
 # twice after --flatten --rereloop (which lets it restructure control flow:
 # 1% more; the pass's speed is the same, tests/bench/pass.bench.ts), and
 # --low-memory-unused, which folds constant offsets into loads and stores

@@ -3,9 +3,9 @@
 // classifier, appends what the core drafted, and reports.
 //
 // Nothing is remembered between passes: savings, usage and what was judged are
-// read back from the session branch (guard.md §1), so `/tree`, reloads and
-// compaction need no bookkeeping. A failure anywhere leaves the session as it
-// was and warns once; no exception reaches Pi.
+// read back from the session branch, never from returned drafts, so `/tree`,
+// reloads and compaction need no bookkeeping. A failure anywhere leaves the
+// session as it was and warns once; no exception reaches Pi.
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { callCore, core, coreLoadMs } from "../core.ts";
@@ -111,7 +111,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   const busy = (ctx: ExtensionContext) => showSaved(ctx, "🛡 distilling…");
   const showProblem = (ctx: ExtensionContext, problem: string) => setStatus(ctx, STATUS_KEY, [["warning", `🛡 ${problem}`]]);
 
-  /** The status-bar text, recomputed from the session (seed 001's texts). */
+  /** The status-bar text, recomputed from the session (docs/GUARD.md "The status bar"). */
   const refreshStatus = (ctx: ExtensionContext): GuardStats | undefined => {
     try {
       const { settings } = settingsOf(ctx);
@@ -181,7 +181,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   });
   pi.on("session_compact", (_event, ctx) => void refreshStatus(ctx));
 
-  // The run-end pass (guard.md §1, §3, §5): plan in the core, ask the classifier,
+  // The run-end pass (docs/GUARD.md "What it judges"): plan in the core, ask the classifier,
   // finish in the core, append the drafts after whatever earlier handlers proposed.
   // The judge works in the background (issue 27): Pi settles at once, the plan is made
   // right after, and the answers land before the next prompt's first request (lapse.ts)
@@ -192,7 +192,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
       const { settings } = settingsOf(ctx);
       if (!settings.enabled) return undefined;
       const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
-      // Without the classifier only old images go (they need no request, guard.md §4).
+      // Without the classifier only old images go (they need no request, docs/GUARD.md "Whole items").
       if (!lookup.ok) showProblem(ctx, lookup.status);
       const contextEntries = event.context.contextEntries;
       const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, pin.readPoints(ctx));
@@ -245,7 +245,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
     return planned.value.skipped ? undefined : planned.value;
   };
 
-  // Mid-run checkpoints (guard.md §7) at turn_end; the last skip is kept for /guard's one line.
+  // Mid-run checkpoints (docs/GUARD.md "Mid-run checkpoints") at turn_end; the last skip is kept for /guard's one line.
   let lastSkip: SkipNote | undefined;
   // The last run-end pass's break-even decisions, for /guard: one that only deferred appends no record.
   // A checkpoint that runs records its own, so it clears this and the records speak.
@@ -298,7 +298,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
         const entry = ctx.sessionManager.getEntry(params.entryId) as { type?: string; message?: { content?: unknown } } | undefined;
         const message = entry?.type === "message" ? entry.message : undefined;
         // A user prompt recalls its exchange: exactly the omitted entries when a record
-        // names it (guard.md §10), else the transcript up to the next prompt (seed 001).
+        // names it, else the transcript up to the next prompt (docs/GUARD.md "`recall`").
         const exchange =
           (message as { role?: string } | undefined)?.role === "user" ? exchangeSource(ctx.sessionManager.getBranch() as never, params.entryId) : undefined;
         const reply = callCore(() => guardCore.recall({ ...params, message, exchange }));

@@ -19,7 +19,7 @@ export function modelKey(model: unknown): string | undefined {
 }
 
 /**
- * The configured model, or the status text that says why there is none (seed 001's texts). A classifier
+ * The configured model, or the status text that says why there is none (docs/GUARD.md "The status bar"). A classifier
  * model comes first; otherwise a chat model of that name is the judge (issue 13). Either way, no request
  * is sent without a credential for its provider, and the status names that provider.
  */

@@ -1,9 +1,9 @@
-// The Anthropic cache pin inside Pi (guard.md §8): in `before_provider_request`
-// the core plans where to add `cache_control` breakpoints (the question, and
-// after edits a read point and a write anchor); this file applies them to a
-// copy of Pi's payload and tells the core's log what each response read and
-// wrote (`message_end` usage). The log lives in the wasm module, one per
-// session (crates/core/src/guard/pin).
+// The Anthropic cache pin inside Pi (docs/GUARD.md "The cache pin (Anthropic)"):
+// in `before_provider_request` the core plans where to add `cache_control`
+// breakpoints (the question, and after edits a read point and a write anchor);
+// this file applies them to a copy of Pi's payload and tells the core's log
+// what each response read and wrote (`message_end` usage). The log lives in
+// the wasm module, one per session (crates/core/src/guard/pin).
 //
 // Only `anthropic-messages` models, and only when the guard is on with
 // `pinAnthropicCache`; otherwise the handler returns nothing and Pi sends its

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getAgentDir } from "@earendil-works/pi-coding-agent";
 
-/** `PI_CONTEXT_GUARD_CONFIG`, else `context-guard.json` in Pi's agent dir (seed 001's paths). */
+/** `PI_CONTEXT_GUARD_CONFIG`, else `context-guard.json` in Pi's agent dir (docs/GUARD.md "Settings"). */
 export function settingsPath(): string {
   return process.env.PI_CONTEXT_GUARD_CONFIG || join(getAgentDir(), "context-guard.json");
 }

@@ -69,7 +69,7 @@ export interface PassHandle {
   free(): void;
 }
 
-/** Why a pass or checkpoint has nothing to ask; the last four are a checkpoint's (guard.md §7). */
+/** Why a pass or checkpoint has nothing to ask; the last four are a checkpoint's (docs/GUARD.md "Mid-run checkpoints"). */
 export type PassSkip =
   | "off"
   | "no-run"
@@ -85,7 +85,7 @@ export type PassSkip =
   | "cache-warm";
 
 // ---------------------------------------------------------------------------
-// Settings (settings.rs): every key of seed 001's REFERENCE.md with its default.
+// Settings (settings.rs): every key of docs/GUARD.md "Settings" with its default.
 
 export interface GuardSettings {
   enabled: boolean;
@@ -171,9 +171,9 @@ export interface GuardEntry {
 export interface MainModel {
   provider: string;
   api: string;
-  /** `pinAnthropicCache`: off, an Anthropic edit rewrites the whole context (guard.md §7). */
+  /** `pinAnthropicCache`: off, an Anthropic edit rewrites the whole context (docs/GUARD.md "When an edit pays off"). */
   pin?: boolean;
-  /** Tool_use ids (as Anthropic sees them) of the pin's cache entries the next request could read (guard.md §8). */
+  /** Tool_use ids (as Anthropic sees them) of the pin's cache entries the next request could read (docs/GUARD.md "The cache pin (Anthropic)"). */
   readPoints?: string[];
   /** Pi's estimate of the context now, in tokens: the price tier and the room trigger read it (guard/worth.rs). */
   contextTokens?: number;
@@ -216,7 +216,7 @@ export interface JudgePrice {
 }
 
 /**
- * Which gates a checkpoint applies (guard/checkpoint/mod.rs `Gates`): `mid-run` (guard.md §7: `midRun`,
+ * Which gates a checkpoint applies (guard/checkpoint/mod.rs `Gates`): `mid-run` (docs/GUARD.md "Mid-run checkpoints": `midRun`,
  * age, batch, break-even) or `every-eligible` (no age, batch or break-even; `midRun` not read: for
  * distilling before Pi compacts). The memo and the candidate rules apply to both.
  */
@@ -302,7 +302,7 @@ export type GuardClassifierQuestion =
   | { type: "choice"; instructions: string; criteria: Record<string, string> }
   | { type: "score"; instructions: string; criteria: string[] };
 
-/** The state of a large-output request (guard.md §3), keys in this order; absent parts are left out. */
+/** The state of a large-output request (docs/GUARD.md "What is sent to the classifier"), keys in this order; absent parts are left out. */
 export interface LargeOutputState {
   situation: string;
   earlier_conversation?: {
@@ -364,7 +364,7 @@ export interface GuardRecordDraft {
   data: GuardRecord;
 }
 
-/** The record of a pass (guard.md §6); `/guard` shows the last one. */
+/** The record a pass appends (custom type `context-guard`); `/guard` shows the last one. */
 export interface GuardRecord {
   v: 1;
   phase: "run-end" | "mid-run";

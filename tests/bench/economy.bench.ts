@@ -1,5 +1,5 @@
-// Benchmark: the guard's economy, the suite of issue 20 (product.md
-// "Economy"), measured on scripted runs inside real Pi. The runs are the
+// Benchmark: the guard's economy, the suite of issue 20 (docs/GUARD.md
+// "Measured"), measured on scripted runs inside real Pi. The runs are the
 // "fix all failing tests" loop of tests/harness/long-run.ts at about 5, 9,
 // 18, 33, 48 and 64 provider requests (1, 2, 5 and 10 bugs; the two longest
 // add looks at the tests and the code before the fixes); a search-and-read
@@ -49,7 +49,7 @@
 //
 // Targets at default settings, per provider (issue 20 part 4): (a) a run of
 // at most 8 requests costs exactly what guard off costs; (b) no run costs
-// more than 1.01× guard off (product.md; 1.05× until 2026-12-02); (c) the suite together at most 0.85× guard off;
+// more than 1.01× guard off (1.05× until 2026-12-02); (c) the suite together at most 0.85× guard off;
 // (d) every run of 30 requests or more peaks at most at 0.5× guard off;
 // (e) no needed line missing; and (d)'s second half, each run of 30 requests
 // or more (one prompt; a session's pauses and run-end passes are outside the
@@ -303,7 +303,7 @@ const CONFIGURATIONS: Configuration[] = [
           { name: "laterRequests: session", settings: { laterRequests: "session" } },
           { name: "room trigger off", settings: { midRunRoomTokens: 0 } },
           { name: "room 30k, min 8k", settings: { midRunRoomTokens: 30_000, midRunRoomMinTokens: 8_000 } },
-          { name: "age gate 4 (seed 001)", settings: { midRunMinAgeTurns: 4 } },
+          { name: "age gate 4 (the original's)", settings: { midRunMinAgeTurns: 4 } },
           { name: "age gate 2", settings: { midRunMinAgeTurns: 2 } },
           { name: "batch 4k chars", settings: { midRunBatchChars: 4_000 } },
           { name: "batch 20k chars", settings: { midRunBatchChars: 20_000 } },
@@ -750,7 +750,7 @@ for (const [at, which, uncounted] of [
           `  ${a}: ${short.map((row) => `${row[0].requests} requests ${usd(row[at].cost.total)} vs ${usd(row[0].cost.total)}`).join("; ")}: ${goal(a, short.length > 0 && short.every(met), uncounted)}`,
         );
       }
-      // product.md: at most 1.01× (raised from 1.05× on 2026-12-02).
+      // Goal (b): at most 1.01× (raised from 1.05× on 2026-12-02).
       const worst = list.reduce((w, row) => Math.max(w, row[at].cost.total / row[0].cost.total), 0);
       const b = `${provider}${which}: (b) no run costs more than 1.01× guard off${label}`;
       console.log(`  ${b}: the highest ${worst.toFixed(3)}×: ${goal(b, worst <= 1.01, uncounted)}`);

@@ -1,5 +1,5 @@
 // Benchmark: loading the wasm core at extension load (budget 20 ms) and the
-// size of pkg/*.wasm (budget 512 KB, product.md).
+// size of pkg/*.wasm (budget 512 KB, 524,288 bytes).
 //
 // Each sample is a fresh Node process that imports extension/core.ts, the same
 // module Pi loads, and reports the time `initSync` took (read + compile +

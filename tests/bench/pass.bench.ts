@@ -1,5 +1,5 @@
 // Benchmark: a run-end pass's own work for 1 MB of candidate output (budget
-// 15 ms for any shape: product.md "Budgets"), through the real path — the
+// 15 ms for any shape), through the real path — the
 // functions extension/guard/index.ts calls: `coreEntries` (collect.ts),
 // `guardCore.planPass`, the classifier, `guardCore.finishPass` — against a
 // straightforward TypeScript version of the same steps
@@ -225,8 +225,8 @@ for (const shape of [...shapes, { name: "secrets corpus", text: secretsText }]) 
   console.log(`  ${shape.name.padEnd(38)}${ms(w)}    ${ms(t)}   ${(t / w).toFixed(2)}x       ${found}   ${verdict}`);
 }
 
-// The secrets step on inputs written to be slow (product.md: "linear on any input, never below
-// 5 MB/s"): each shape at 50 KB and at 1 MB. Gated on ratios: the time per byte at 1 MB at most
+// The secrets step on inputs written to be slow (linear, at least 5 MB/s: docs/GUARD.md "What is
+// withheld"): each shape at 50 KB and at 1 MB. Gated on ratios: the time per byte at 1 MB at most
 // 3× that at 50 KB (a step that grows with the square of its input is 20× there), and the speed,
 // scaled by the calibration, at least 5 MB/s.
 const hostile: [string, (n: number) => string][] = [

@@ -1,14 +1,14 @@
-// Benchmark: the Anthropic cache pin's step on one request (guard.md §8;
-// extension/guard/pin.ts), the first after an edit in a run of 40 tool
-// outputs totalling 2 MB: reading the body's blocks, their prefixes and their
-// own hashes, finding the read point, the write anchor and the question. The
-// product's path is the extension's: `JSON.stringify` of Pi's payload,
-// `CacheLog.plan` in the wasm module, `JSON.parse` of the plan. The TypeScript
-// version (tests/bench/reference/pin.ts) walks the payload object itself. Both
-// see the same 40 earlier requests and responses first and must give the same
-// marks. product.md sets no budget for this step (it runs once per provider
-// request, which takes seconds); the time and the ratio are printed without
-// a verdict.
+// Benchmark: the Anthropic cache pin's step on one request (docs/GUARD.md "The
+// cache pin (Anthropic)"; extension/guard/pin.ts), the first after an edit in a
+// run of 40 tool outputs totalling 2 MB: reading the body's blocks, their
+// prefixes and their own hashes, finding the read point, the write anchor and
+// the question. The product's path is the extension's: `JSON.stringify` of Pi's
+// payload, `CacheLog.plan` in the wasm module, `JSON.parse` of the plan. The
+// TypeScript version (tests/bench/reference/pin.ts) walks the payload object
+// itself. Both see the same 40 earlier requests and responses first and must
+// give the same marks. No budget is set for this step (it runs once per
+// provider request, which takes seconds); the time and the ratio are printed
+// without a verdict.
 import assert from "node:assert/strict";
 import { CacheLog } from "../../pkg/context_guard.js";
 import "../../extension/core.ts";
@@ -111,5 +111,5 @@ let j = 0;
 const tsMs = median(() => wasmLogs[j++].ts.plan(after, 100));
 console.log(`cache pin, first request after an edit, ${OUTPUTS} outputs, body ${(requestChars(after) / 1e6).toFixed(2)} MB (median of ${SAMPLES}):`);
 console.log(
-  `  wasm path (JSON.stringify + CacheLog.plan + JSON.parse) ${wasmMs.toFixed(2)} ms, TypeScript version ${tsMs.toFixed(2)} ms: ratio TS / wasm ${(tsMs / wasmMs).toFixed(2)} (no budget in product.md; printed without a verdict)`,
+  `  wasm path (JSON.stringify + CacheLog.plan + JSON.parse) ${wasmMs.toFixed(2)} ms, TypeScript version ${tsMs.toFixed(2)} ms: ratio TS / wasm ${(tsMs / wasmMs).toFixed(2)} (no budget of its own; printed without a verdict)`,
 );

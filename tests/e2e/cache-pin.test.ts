@@ -1,17 +1,18 @@
-// The Anthropic question pin inside real Pi (guard.md §8, issue 10 part 2):
-// Pi's own `anthropic` provider talks to the loopback Messages server, real
-// tools run on a real folder. The same scripted run goes twice, with the pin
-// and with `pinAnthropicCache: false` (its bodies are Pi's own: a recorder
-// hook, which runs after this package's, sees the payload object the server
-// got, byte for byte, with only Pi's 3 breakpoints). The pin's only change
-// to a body is Pi's rolling cache_control copied onto the question.
+// The Anthropic question pin inside real Pi (docs/GUARD.md "The cache pin
+// (Anthropic)", issue 10 part 2): Pi's own `anthropic` provider talks to the
+// loopback Messages server, real tools run on a real folder. The same scripted
+// run goes twice, with the pin and with `pinAnthropicCache: false` (its bodies
+// are Pi's own: a recorder hook, which runs after this package's, sees the
+// payload object the server got, byte for byte, with only Pi's 3 breakpoints).
+// The pin's only change to a body is Pi's rolling cache_control copied onto
+// the question.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicSession, breakpointsOf, startAnthropicServer } from "../harness/anthropic-server.ts";
 import type { Loose } from "../harness/pi.ts";
 import { type Step, startSession } from "../harness/session.ts";
 
-/** Pi's payload with the question pin as guard.md §8 describes it, written independently of the extension. */
+/** Pi's payload with the question pin as docs/GUARD.md "The cache pin (Anthropic)" describes it, written independently of the extension. */
 function pinnedByTheBook(pis: Loose): Loose {
   const body = structuredClone(pis);
   const messages: Loose[] = body.messages;

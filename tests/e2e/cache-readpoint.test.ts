@@ -1,9 +1,10 @@
-// The read point and the write anchor inside real Pi (guard.md §8, issue 10
-// part 3). A first prompt runs 14 sequential tool calls against the loopback
-// Anthropic server, whose cache counts breakpoints, the 20-block lookback and
-// TTLs as Anthropic documents; the guard distills one large output at its
-// end. The first request of the next prompt is the first after that edit:
-// every test reads what the server received and what its cache read.
+// The read point and the write anchor inside real Pi (docs/GUARD.md "The
+// cache pin (Anthropic)", issue 10 part 3). A first prompt runs 14 sequential
+// tool calls against the loopback Anthropic server, whose cache counts
+// breakpoints, the 20-block lookback and TTLs as Anthropic documents; the
+// guard distills one large output at its end. The first request of the next
+// prompt is the first after that edit: every test reads what the server
+// received and what its cache read.
 //
 // Messages of that request: 0 the first prompt, call i's tool_use at 2i+1 and
 // its result at 2i+2, 29 the first answer, 30 the second prompt. Pi's own

@@ -20,7 +20,7 @@ const marginMs = 400;
 type Expected = { reason: string; trace: string; timedOut: boolean };
 const error: Expected = { reason: "error", trace: "error", timedOut: false };
 const timeout: Expected = { reason: "timeout", trace: "timeout", timedOut: true };
-// Malformed answers count as none (guard.md §3); the trace names the first question found wanting.
+// Malformed answers count as none (docs/GUARD.md "What it judges"); the trace names the first question found wanting.
 const noAnswer = (question: string): Expected => ({ reason: "no-answer", trace: `no-answer (${question})`, timedOut: false });
 
 const cases: [string, Behaviour, Expected][] = [

@@ -1,7 +1,7 @@
-// Whole items inside real Pi (guard.md §4): small outputs judged in batched
-// requests under the one limiter, old images removed with no request (also
-// without a classifier), old exchanges omitted whole with a valid next
-// request and a recall transcript, and `/guard`'s last pass per kind.
+// Whole items inside real Pi (docs/GUARD.md "Whole items"): small outputs
+// judged in batched requests under the one limiter, old images removed with no
+// request (also without a classifier), old exchanges omitted whole with a valid
+// next request and a recall transcript, and `/guard`'s last pass per kind.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -155,9 +155,10 @@ test(`Pi ${piVersion}: old tool-result images go with no request, also without a
 
 test(`Pi ${piVersion}: an old image from before the prompt waits for its break-even, and /guard says why`, async () => {
   // Default settings: the image is read in the first run; from the third run on it is old enough, but
-  // removing it rewrites the cache from its entry on, which a short session cannot pay back (guard.md §4's
-  // exchange rule, with no minimum saving). It goes at the first run end where saved × requests ≥ 16 ×
-  // rewrite; until then nothing is appended and /guard shows the deferral with its numbers.
+  // removing it rewrites the cache from its entry on, which a short session cannot pay back (the old
+  // exchanges' rule with no minimum saving, docs/GUARD.md "Whole items"). It goes at the first run end
+  // where saved × requests ≥ 16 × rewrite; until then nothing is appended and /guard shows the
+  // deferral with its numbers.
   const pi = await startSession({
     guardSettings: { model: "fakejev/missing-model" },
     script: [{ tool: "read", args: { path: "shot.png" }, id: "img" }, "A grey screenshot."],

@@ -1,13 +1,13 @@
-// Mid-run checkpoints inside real Pi (guard.md §7, issue 9 parts 1, 2, 5, 6):
-// the scripted long run of tests/harness/long-run.ts ("fix all failing
-// tests": 32 tool calls over a real project, suite logs, reads, a grep,
-// edits) with the stand-in classifier. A checkpoint fires at the turn where
-// the eligible outputs reach the batch, its drafts make the very next
-// request smaller, its requests carry the checkpoint's state; an output kept
-// mid-run is judged again at run end and a distilled one is not; the
+// Mid-run checkpoints inside real Pi (docs/GUARD.md "Mid-run checkpoints",
+// issue 9 parts 1, 2, 5, 6): the scripted long run of tests/harness/long-run.ts
+// ("fix all failing tests": 32 tool calls over a real project, suite logs,
+// reads, a grep, edits) with the stand-in classifier. A checkpoint fires at the
+// turn where the eligible outputs reach the batch, its drafts make the very
+// next request smaller, its requests carry the checkpoint's state; an output
+// kept mid-run is judged again at run end and a distilled one is not; the
 // break-even skips a checkpoint that would not pay off and lets a later one
-// fire; a failing, hanging or malformed classifier changes nothing and a
-// user abort cancels the checkpoint.
+// fire; a failing, hanging or malformed classifier changes nothing and a user
+// abort cancels the checkpoint.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Behaviour, hanging, malformed, providerError } from "../harness/classifier.ts";
@@ -17,10 +17,10 @@ import { longRunScript, oracleClassifier, project, startLongRun } from "../harne
 import { type Loose, piVersion } from "../harness/pi.ts";
 import type { PiSession, Step } from "../harness/session.ts";
 
-/** The defaults the gates use (seed 001 REFERENCE.md). */
-/** `midRunMinAgeTurns`' default (the economy suite's choice; seed 001 said 4). */
+/** The defaults the gates use (docs/GUARD.md "Settings"). */
+/** `midRunMinAgeTurns`' default (the economy suite's choice; the original context-guard had 4). */
 const MIN_AGE_TURNS = 1;
-/** `midRunMinTurns` and `midRunBatchChars`' defaults (the economy suite's choice; seed 001 had no first turn and a 60,000 batch). */
+/** `midRunMinTurns` and `midRunBatchChars`' defaults (the economy suite's choice; the original had no first turn and a 60,000 batch). */
 const MIN_TURNS = 8;
 const BATCH_CHARS = 10_000;
 const SMALL_MIN_CHARS = 400;
@@ -43,9 +43,9 @@ function checkpoints(branch: Loose[]): { turn: number; data: Loose }[] {
 }
 
 /**
- * The first turn at whose end the outputs eligible by guard.md §7 reach the batch, counted here from
- * the raw branch: tool results of the run of at least 400 characters, not `edit`/`write`, whose call is
- * at least `midRunMinAgeTurns` turns old; not before turn `midRunMinTurns`.
+ * The first turn at whose end the outputs eligible by docs/GUARD.md "Mid-run checkpoints" reach the batch,
+ * counted here from the raw branch: tool results of the run of at least 400 characters, not `edit`/`write`,
+ * whose call is at least `midRunMinAgeTurns` turns old; not before turn `midRunMinTurns`.
  */
 function firstBatchTurn(branch: Loose[]): number | undefined {
   const at = turns(branch);

@@ -216,11 +216,11 @@ test(`Pi ${piVersion}: a user abort while the classifier hangs changes nothing a
 });
 
 test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, once their savings pay off`, async () => {
-  // The rule (crates/core/src/guard/exchange.rs `pays_off`, guard.md §4): the
-  // unrelated exchanges of one run end are omitted together when they save
-  // ≥ exchangeMinSavingChars (8,000) and saved × requests so far (assistant
-  // entries in the context) ≥ 16 × the cache they rewrite (the context from the
-  // first omitted prompt on, beyond what the pass's other edits rewrite; none here).
+  // The rule (crates/core/src/guard/exchange.rs `pays_off`, docs/GUARD.md "Whole items"): the
+  // unrelated exchanges of one run end are omitted together when they save ≥ exchangeMinSavingChars
+  // (8,000) and saved × requests so far (assistant entries in the context) ≥ 16 × the cache they
+  // rewrite (the context from the first omitted prompt on, beyond what the pass's other edits
+  // rewrite; none here).
   //   exchange 1 ≈ 6.3k chars (two seq outputs), exchange 2 ≈ 7.3k chars.
   //   "Four":  only exchange 1 is old enough: saves ≈ 6.1k < 8,000 (and 6.1k × 6 < 16 × ≈6.3k) → deferred.
   //   "Five":  both: save ≈ 13.2k ≥ 8,000, but 13.2k × 7 requests ≈ 92k < 16 × ≈13.6k ≈ 218k → deferred.

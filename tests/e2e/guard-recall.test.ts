@@ -1,5 +1,5 @@
 // `recall` inside real Pi: every distilled output comes back byte for byte;
-// patterns, windows, caps and bad calls answer as REFERENCE.md says.
+// patterns, windows, caps and bad calls answer as docs/GUARD.md "`recall`" says.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Type } from "typebox";

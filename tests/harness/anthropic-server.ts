@@ -1,7 +1,7 @@
-// An Anthropic main model on loopback (spec/pi-offline.md "An Anthropic main
-// model, on loopback"): a local HTTP server speaking the Messages API's
-// streamed replies, answering Pi's own `anthropic` provider (the official SDK,
-// `claude-sonnet-4-5` from Pi's catalog) from a script, and recording every
+// An Anthropic main model on loopback: a local HTTP server speaking the
+// Messages API's streamed replies, answering Pi's own `anthropic` provider
+// (the official SDK, `claude-sonnet-4-5` from Pi's catalog, its `baseUrl` set
+// in the agent dir's models.json) from a script, and recording every
 // request body Pi sends. With it, the guard sees a real Anthropic model (its
 // cache rules, its API) and a benchmark measures what Pi puts on the wire.
 //

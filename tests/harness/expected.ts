@@ -1,7 +1,7 @@
-// A test oracle for the guard's replacement text, written from spec/guard.md §3
-// independently of the core: given the chunks the classifier saw (from the
-// recorded requests) and which of them the stand-in kept, the note the next
-// request must carry.
+// A test oracle for the guard's replacement text (a header, the kept chunks
+// verbatim, one omission line per removed run), written independently of the
+// core: given the chunks the classifier saw (from the recorded requests) and
+// which of them the stand-in kept, the note the next request must carry.
 import type { ClassifierCall } from "./session.ts";
 
 export interface SeenChunk {
@@ -31,7 +31,7 @@ export function shortCount(n: number): string {
 
 export type Numbering = { kind: "grep" } | { kind: "file"; offset: number } | { kind: "output" };
 
-/** The replacement text guard.md §3 describes. */
+/** The replacement text: the header, kept chunks verbatim, one omission line per removed run. */
 export function expectedNote(options: {
   label: string;
   entryId: string;

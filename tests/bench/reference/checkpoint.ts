@@ -1,14 +1,14 @@
-// A straightforward TypeScript version of one mid-run checkpoint (guard.md §7)
-// for large outputs, written plainly for the benchmark: the same steps as the
-// Rust core (crates/core/src/guard/checkpoint/, with pass/plan.rs's
-// `plan_items`, cache.rs's rewrite measure, items.rs's `superseded_by`,
-// decide/request.rs's checkpoint wording, then pass/finish.rs) from the same
-// projected entries, so the two can be timed against each other and checked
-// to agree. The chunking, segments, replacements and the record come from
-// the run-end pass's reference (pass.ts). Small outputs and old exchanges are
-// left out: the benchmark's run has none a checkpoint may judge (its other
-// outputs are `edit` results, excluded tools), so they cost the core nothing
-// either. Not used by the extension.
+// A straightforward TypeScript version of one mid-run checkpoint (docs/GUARD.md
+// "Mid-run checkpoints") for large outputs, written plainly for the benchmark:
+// the same steps as the Rust core (crates/core/src/guard/checkpoint/, with
+// pass/plan.rs's `plan_items`, cache.rs's rewrite measure, items.rs's
+// `superseded_by`, decide/request.rs's checkpoint wording, then pass/finish.rs)
+// from the same projected entries, so the two can be timed against each other
+// and checked to agree. The chunking, segments, replacements and the record
+// come from the run-end pass's reference (pass.ts). Small outputs and old
+// exchanges are left out: the benchmark's run has none a checkpoint may judge
+// (its other outputs are `edit` results, excluded tools), so they cost the core
+// nothing either. Not used by the extension.
 import type { ProjectedEntry } from "../../../extension/guard/collect.ts";
 import type {
   BreakEvenDecision,
@@ -85,7 +85,7 @@ const normalizedCommand = (c: string) => {
 };
 const pathOf = (a: Message) => (typeof a?.path === "string" ? a.path : typeof a?.file_path === "string" ? a.file_path : undefined);
 
-/** Why a later call outdated this output (guard.md §7 "Superseded"), or undefined. */
+/** Why a later call outdated this output (its file edited or read again, the same call again), or undefined. */
 function supersededBy(tool: string, args: Message, later: { name: string; arguments: Message }[]): string | undefined {
   for (const { name, arguments: a } of later) {
     if (tool === "read") {

@@ -208,7 +208,7 @@ export function largeOutputs(entries: readonly ProjectedEntry[], run: Run, s: Gu
 }
 
 // ---------------------------------------------------------------------------
-// Chunking (guard.md §3)
+// Chunking (docs/GUARD.md "What it judges")
 
 interface Line {
   start: number;
@@ -513,7 +513,7 @@ const traceP = (p: number) => {
 };
 const probability = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1 ? v : undefined);
 
-/** One segment's keep flags, reason and trace (guard.md §3 "Interpretation per segment"). */
+/** One segment's keep flags, reason and trace (the checks of the core's decide/verdict.rs, in its order). */
 function interpret(outcome: PassAnswers["outcomes"][number] | undefined, timedOut: boolean, first: number, count: number, s: GuardSettings) {
   const all = (reason: string, trace: string) => ({ keep: new Array<boolean>(count).fill(true), reason, trace });
   if (!outcome) return timedOut ? all("timeout", "timeout") : all("error", "error");
