@@ -51,11 +51,6 @@ export interface Figures {
   guardSavedChars: number;
   /** The classifier's cost the records hold. */
   guardCostUsd: number;
-  /**
-   * The characters the records kept out (less what recalls brought back), counted again for every
-   * later request that did not send them, up to the next compaction: the input the guard spared.
-   */
-  guardSparedChars: number;
   /** `recall` calls made after the first guard record, and the characters their results brought back. */
   recallsAfterDistill: number;
   recalledChars: number;
@@ -77,7 +72,6 @@ export function emptyFigures(): Figures {
     guardRecords: 0,
     guardSavedChars: 0,
     guardCostUsd: 0,
-    guardSparedChars: 0,
     recallsAfterDistill: 0,
     recalledChars: 0,
     compactions: 0,
@@ -103,8 +97,6 @@ export class Tally {
   readonly f = emptyFigures();
   /** Tool call ids of `recall` calls made after the first record, waiting for their results. */
   private recalls = new Set<string>();
-  /** Characters the records keep out of the context now (since the last compaction, less recalls). */
-  private keptNow = 0;
 
   add(entry: Loose): void {
     const f = this.f;
@@ -113,8 +105,6 @@ export class Tally {
         this.message(entry.message ?? {});
         break;
       case "compaction":
-        // What stood before the compaction is in its summary now, edited or not.
-        this.keptNow = 0;
         f.compactions++;
         f.compactionsAt.push(f.contextSeries.length);
         break;
@@ -132,7 +122,6 @@ export class Tally {
     const f = this.f;
     if (m.role === "assistant") {
       f.requests++;
-      f.guardSparedChars += this.keptNow;
       const usage = m.usage as Loose | undefined;
       // Pi skips aborted and failed replies and all-zero usage when it reads the context's size (getAssistantUsage).
       const counted = m.stopReason !== "aborted" && m.stopReason !== "error" ? contextTokens(usage) : 0;
@@ -161,7 +150,6 @@ export class Tally {
       if (this.recalls.delete(m.toolCallId)) {
         f.recallsAfterDistill++;
         f.recalledChars += chars;
-        this.keptNow = Math.max(0, this.keptNow - chars);
       }
     }
   }
@@ -175,7 +163,6 @@ export class Tally {
       if (r?.outcome === "kept" || typeof r?.kind !== "string") continue;
       const kept = Math.max(0, num(r.beforeChars) - num(r.afterChars));
       f.keptOut[r.kind] = (f.keptOut[r.kind] ?? 0) + kept;
-      this.keptNow += kept;
     }
   }
 }
@@ -269,9 +256,11 @@ export interface Did {
   passes: number;
   /** Tokens its records kept out of the context. */
   keptTokens: number;
-  /** Tokens the later requests did not send because of it (each request counted). */
-  sparedTokens: number;
-  sparedUsd: number | null;
+  /**
+   * Tokens the later requests did not send because of it (each request counted): the bill's figure
+   * (guard/bill.rs, the one `/guard` shows), null where the bill was not computed.
+   */
+  sparedTokens: number | null;
   classifierUsd: number;
   recalls: number;
   recalledTokens: number;
@@ -319,7 +308,14 @@ export interface Estimate {
  * Dollars are estimates: tokens not sent × the price per input token of the session's own usage (else
  * of all the sessions audited); a cache rewrite costs the cache-write price less the cache-read price.
  */
-export function estimate(f: Figures, would: Candidates | undefined, later: (entryId: string) => number, own: Prices, all: Prices): Estimate {
+export function estimate(
+  f: Figures,
+  would: Candidates | undefined,
+  later: (entryId: string) => number,
+  own: Prices,
+  all: Prices,
+  billSavedTokens?: number,
+): Estimate {
   const priceFrom = own.input !== undefined ? "session" : all.input !== undefined ? "all" : "none";
   const p = priceFrom === "session" ? own : all;
   const price = p.input;
@@ -329,8 +325,7 @@ export function estimate(f: Figures, would: Candidates | undefined, later: (entr
       ? {
           passes: f.guardRecords,
           keptTokens: tokensOf(Object.values(f.keptOut).reduce((n, c) => n + c, 0)),
-          sparedTokens: tokensOf(f.guardSparedChars),
-          sparedUsd: usd(tokensOf(f.guardSparedChars)),
+          sparedTokens: billSavedTokens ?? null,
           classifierUsd: f.guardCostUsd,
           recalls: f.recallsAfterDistill,
           recalledTokens: tokensOf(f.recalledChars),

@@ -89,7 +89,7 @@ export function totals(list: Audited[]): Totals {
 /** Each session's estimate, priced by its own usage, else by all the sessions' usage together. */
 export function estimates(list: Audited[]): Estimate[] {
   const all = pricesOf(totals(list).cost);
-  return list.map(({ session: s, wouldDo: w }) => estimate(s.branch, w, (id) => s.later.after(id), pricesOf(s.branch.cost), all));
+  return list.map(({ session: s, wouldDo: w }) => estimate(s.branch, w, (id) => s.later.after(id), pricesOf(s.branch.cost), all, s.bill?.savedTokens));
 }
 
 /** Context per request in at most `width` cells (each the peak of its requests), scaled to the session's peak: the /context screen's sparkline, without its marks. */
@@ -199,7 +199,7 @@ export function didSentence(e: Estimate): string | undefined {
   if (!d) return undefined;
   // In tokens only: the money is the bill's one answer (moneySentence), never a second figure here (issue 28).
   const lines = [
-    `The guard kept ${tokens(d.keptTokens)} of tool output out of the context at ${plural(d.passes, "run end or checkpoint", "run ends and checkpoints")}, so the requests after that sent ${short(d.sparedTokens)} fewer tokens in all.`,
+    `The guard kept ${tokens(d.keptTokens)} of tool output out of the context at ${plural(d.passes, "run end or checkpoint", "run ends and checkpoints")}${d.sparedTokens === null ? "" : `, so the requests after that sent ${short(d.sparedTokens)} fewer tokens in all`}.`,
     `Its classifier cost ${usd(d.classifierUsd)}.`,
   ];
   if (d.recalls > 0) lines.push(`The agent asked for removed output back ${d.recalls === 1 ? "once" : `${d.recalls} times`} (${tokens(d.recalledTokens)}).`);
@@ -354,12 +354,10 @@ export function summaryLines(list: Audited[], est: Estimate[]): string[] {
   if (off.length > 0) {
     const images = sum((e) => e.would?.imageTokens, off);
     const least = images > 0 ? `at least ${tokens(images)} (old images, removed with no classifier) and ` : "";
+    const items = sum((e) => e.would?.candidates, off);
+    const what = images > 0 ? plural(items, "tool output or image", "tool outputs and images") : plural(items, "tool output");
     lines.push(
-      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens, off))} (${plural(
-        sum((e) => e.would?.candidates, off),
-        "tool output or image",
-        "tool outputs and images",
-      )}), so the later requests would send up to ${tokens(sum((e) => e.would?.sparedUpperTokens, off))} fewer${money(sum((e) => e.would?.sparedUpperUsd, off))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens, off))} to its cache again${money(sum((e) => e.would?.rewriteUsd, off))}.`,
+      `In ${plural(off.length, "session")} without it, the guard could keep out ${least}up to ${tokens(sum((e) => e.would?.candidateTokens, off))} (${what}), so the later requests would send up to ${tokens(sum((e) => e.would?.sparedUpperTokens, off))} fewer${money(sum((e) => e.would?.sparedUpperUsd, off))}, while the provider would write ${tokens(sum((e) => e.would?.rewriteTokens, off))} to its cache again${money(sum((e) => e.would?.rewriteUsd, off))}.`,
     );
   }
   const withList = list.filter((a) => guardOn(a.session));

@@ -54,20 +54,6 @@ test("figures: context as Pi counts it, aborted and failed replies left out of t
   assert.deepEqual(f.keptOut, { large: 4000 });
   assert.deepEqual([f.guardRecords, f.guardSavedChars, f.recallsAfterDistill, f.recalledChars], [1, 4000, 1, 300]);
   assert.deepEqual([f.cost.total, f.cost.cacheReadTokens, f.cost.cacheWriteTokens], [0.75, 100, 200]);
-  // Kept out (4000) for the one request after the record; the recall took 300 back; the compaction ended it.
-  assert.equal(f.guardSparedChars, 4000);
-});
-
-test("the records' savings count once per later request, less what recalls bring back, until a compaction", () => {
-  const t = new Tally();
-  t.add({ type: "custom", customType: "context-guard", data: { results: [{ kind: "large", outcome: "removed", beforeChars: 1000, afterChars: 0 }] } });
-  t.add(reply({ totalTokens: 10 }));
-  t.add(reply({ totalTokens: 10 }, "toolUse", [{ type: "toolCall", id: "r1", name: "recall" }]));
-  t.add(result("recall", "r1", "z".repeat(400)));
-  t.add(reply({ totalTokens: 10 }));
-  t.add({ type: "compaction" });
-  t.add(reply({ totalTokens: 10 }));
-  assert.equal(t.f.guardSparedChars, 1000 + 1000 + 600);
 });
 
 test("requests after a run: a steering message belongs to its run, as runLengths counts runs (one rule, guard/span.rs)", () => {
@@ -136,7 +122,6 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   const f = new Tally().f;
   f.guardRecords = 1;
   f.keptOut = { large: 4000 };
-  f.guardSparedChars = 12_000;
   f.guardCostUsd = 0.002;
   const would = {
     candidates: [
@@ -147,10 +132,11 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
     ],
   };
   const later = (id: string) => ({ t1: 5, t2: 5, t3: 2 })[id] ?? 0;
-  const e = estimate(f, would, later, own, pricesOf(emptyCost()));
+  // The tokens the later requests did not send are the bill's (guard/bill.rs), handed in: one figure.
+  const e = estimate(f, would, later, own, pricesOf(emptyCost()), 3000);
   assert.equal(e.priceFrom, "session");
   assert.deepEqual([e.did?.keptTokens, e.did?.sparedTokens, e.did?.classifierUsd], [1000, 3000, 0.002]);
-  assert.ok(Math.abs((e.did?.sparedUsd ?? 0) - 3000 * (own.input ?? 0)) < 1e-12);
+  assert.equal(estimate(f, would, later, own, pricesOf(emptyCost())).did?.sparedTokens, null, "no bill: no figure");
   const w = e.would;
   assert.ok(w);
   assert.deepEqual([w.candidates, w.candidateTokens, w.images, w.imageTokens, w.superseded, w.exchanges, w.exchangeTokens], [3, 3200, 1, 1000, 1, 1, 2250]);
@@ -162,8 +148,8 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   assert.equal(estimate(f, would, later, pricesOf(emptyCost()), own).priceFrom, "all");
   const none = estimate(f, would, later, pricesOf(emptyCost()), pricesOf(emptyCost()));
   assert.deepEqual(
-    [none.priceFrom, none.pricePerToken, none.did?.sparedUsd, none.would?.sparedUpperUsd, none.would?.rewriteUsd],
-    ["none", null, null, null, null],
+    [none.priceFrom, none.pricePerToken, none.would?.sparedUpperUsd, none.would?.rewriteUsd],
+    ["none", null, null, null],
   );
 
   // The same in words, in tokens: the money is the bill's one answer, never a second figure here (issue 28).
