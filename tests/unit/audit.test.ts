@@ -147,10 +147,7 @@ test("estimates: tokens as characters / 4, dollars at the session's price, one c
   // A session that records no cost is priced at all the sessions' price; with none anywhere, no dollars.
   assert.equal(estimate(f, would, later, pricesOf(emptyCost()), own).priceFrom, "all");
   const none = estimate(f, would, later, pricesOf(emptyCost()), pricesOf(emptyCost()));
-  assert.deepEqual(
-    [none.priceFrom, none.pricePerToken, none.would?.sparedUpperUsd, none.would?.rewriteUsd],
-    ["none", null, null, null],
-  );
+  assert.deepEqual([none.priceFrom, none.pricePerToken, none.would?.sparedUpperUsd, none.would?.rewriteUsd], ["none", null, null, null]);
 
   // The same in words, in tokens: the money is the bill's one answer, never a second figure here (issue 28).
   assert.equal(
