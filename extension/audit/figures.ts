@@ -7,7 +7,7 @@
 // the session's own recorded usage implies.
 
 import { textChars } from "../guard/bill.ts";
-import { type BranchEntry, kindOf, runStarts } from "../guard/checkpoint.ts";
+import { type BranchEntry, kindOf, runStarts } from "../guard/runs.ts";
 import type { Loose } from "../core.ts";
 
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */

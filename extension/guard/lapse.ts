@@ -21,7 +21,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { Entry } from "./cache-facts.ts";
-import { classifyAndFinish, passInput } from "./checkpoint.ts";
+import { classifyAndFinish, passInput } from "./pass.ts";
 import type { Background } from "./background.ts";
 import type { findClassifier } from "./model.ts";
 import type { BreakEvenDecision, GuardSettings, PassOutcome } from "./types.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { contextTokens, emptyCost, estimate, LaterRequests, pricesOf, Tally } from "../../extension/audit/figures.ts";
-import { runLengths } from "../../extension/guard/checkpoint.ts";
+import { runLengths } from "../../extension/guard/runs.ts";
 import { didSentence, folderName, sparkline, wouldSentences } from "../../extension/audit/format.ts";
 import { PROMPT_CHARS, promptLine } from "../../extension/audit/read.ts";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { readSavedRuns } from "../../extension/audit/runs.ts";
-import { runLengths } from "../../extension/guard/checkpoint.ts";
+import { runLengths } from "../../extension/guard/runs.ts";
 
 const user = { type: "message", message: { role: "user", content: "go" } };
 const reply = { type: "message", message: { role: "assistant", content: [] } };
