@@ -18,7 +18,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { runLengths, type SavedRuns } from "../guard/runs.ts";
+import type { SavedRuns } from "../guard/earlier-runs.ts";
+import { runLengths } from "../guard/runs.ts";
 import { readSession } from "./read.ts";
 import { projectFolder, sessionFiles } from "./run.ts";
 

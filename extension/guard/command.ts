@@ -12,7 +12,7 @@ import type { SkipNote } from "./checkpoint.ts";
 import { statsInput } from "./figures.ts";
 import { findClassifier, listModels, modelKey, withSuggestion } from "./model.ts";
 import type { Pin } from "./pin.ts";
-import { earlierRunCounts } from "./runs.ts";
+import { earlierRunCounts } from "./earlier-runs.ts";
 import { readSettingsText, writeSettingsText } from "./settings-file.ts";
 import type { SettingsCache } from "./settings.ts";
 import type { StatusBar } from "./status.ts";

@@ -20,7 +20,7 @@ import { findClassifier } from "./model.ts";
 import { registerPin } from "./pin.ts";
 import { registerRecall } from "./recall.ts";
 import { registerRunEnd } from "./run-end.ts";
-import { type SavedRuns, useSavedRuns } from "./runs.ts";
+import { type SavedRuns, useSavedRuns } from "./earlier-runs.ts";
 import { SettingsCache } from "./settings.ts";
 import { StatusBar } from "./status.ts";
 

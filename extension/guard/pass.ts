@@ -9,7 +9,7 @@ import { coreEntries, guardRecords, type ProjectedEntry } from "./collect.ts";
 import { classifierOf } from "./judge.ts";
 import type { findClassifier } from "./model.ts";
 import { runRequests, type Slots } from "./requests.ts";
-import { earlierRuns } from "./runs.ts";
+import { earlierRuns } from "./earlier-runs.ts";
 import type { GuardSettings, PassInput, PassOutcome } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
 

@@ -274,7 +274,7 @@ test(`Pi ${piVersion}: an unrelated old exchange is omitted whole; the next requ
     await pi.prompt("/guard details");
     const report = pi.notifications.at(-1)!.message;
     assert.match(report, /last old exchanges \(run end/);
-    assert.match(report, /kept Count the lines of the parser: .* \(related\) p\.90/);
+    assert.match(report, /kept Count the lines of the parser: .* \(related = related to the work now\) p\.90/);
     assertNoPassFailure(pi.notifications);
   } finally {
     await pi.dispose();

@@ -184,3 +184,41 @@ test("the checks name what they find", () => {
     "audit/in-pi.ts → audit/cli.ts: nothing imports the command line's shell (bin/ runs it)",
   ]);
 });
+
+/** A file's imports that load a module at run time (not `import type`, not only type specifiers). */
+function valueImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const out: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typesOnly = clause?.isTypeOnly || (clause && !clause.name && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly));
+      if (!typesOnly) out.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+      out.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return out;
+}
+
+test("the audit's command line loads no Pi package: an installed audit runs where no Pi is", () => {
+  // bin/ → audit/cli.ts, and every module it loads at run time. Pi's packages are peers, reached only
+  // through Pi's loader inside an extension; a value import of one on this path fails without Pi.
+  const seen = new Set<string>();
+  const queue = ["audit/cli.ts"];
+  const wrong: string[] = [];
+  while (queue.length) {
+    const module = queue.shift() as string;
+    if (seen.has(module)) continue;
+    seen.add(module);
+    for (const spec of valueImports(join(extensionDir, module))) {
+      if (spec.startsWith("@earendil-works/")) wrong.push(`${module} loads ${spec}`);
+      if (!spec.startsWith(".")) continue;
+      const to = posix.normalize(posix.join(posix.dirname(module), spec));
+      if (!to.startsWith("../") && to.endsWith(".ts")) queue.push(to);
+    }
+  }
+  assert.ok(seen.size > 5, [...seen].join(", "));
+  assert.deepEqual(wrong, [], `on the command line's path:\n${wrong.join("\n")}`);
+});
