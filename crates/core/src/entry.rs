@@ -4,7 +4,7 @@
 //! `event.context.contextEntries` (or `buildSessionProjection().entries`):
 //! each entry's id, its type, the messages the model sees, and the raw message
 //! where an edit changed it. Not for: deciding anything about them (that is
-//! `span`, and later `items` and `checkpoint`).
+//! `run`, and later `items` and `checkpoint`).
 //!
 //! Only the fields the core reads are declared; everything else Pi sends is
 //! ignored, and unknown roles and block types are kept as `Other` so a newer

@@ -18,7 +18,8 @@
 //!   the report shows too), [`compaction`] (Pi's compaction threshold, which
 //!   the report shows and the guard keeps the context under), [`decimal`]
 //!   (numbers with fixed decimals, without `core::fmt`'s float code), [`order`]
-//!   (the one sort, shared by every element type);
+//!   (the one sort, shared by every element type), [`json_text`] (a JSON
+//!   string written by hand, fast);
 //! - [`report`]: the `/context` report;
 //! - [`guard`]: the guard (the run-end pass, recall, its figures and settings).
 //!
@@ -29,11 +30,14 @@ pub mod compaction;
 pub mod decimal;
 pub mod entry;
 pub mod guard;
+pub mod json_text;
 pub mod kept;
 pub mod order;
 pub mod read;
 pub mod report;
 pub mod size;
+#[cfg(test)]
+pub mod testing;
 pub mod text;
 
 /// The version of the core, as built.

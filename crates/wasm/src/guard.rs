@@ -9,7 +9,7 @@
 //! back as ranges of the texts the extension already has. Each export only
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
-use context_guard_core::guard::{checkpoint, pass, recall, render, settings, span};
+use context_guard_core::guard::{checkpoint, pass, recall, render, run, settings};
 use context_guard_core::text;
 use wasm_bindgen::prelude::*;
 
@@ -55,6 +55,8 @@ impl Pass {
         self.planned.state.held()
     }
 
+    // This doc comment is copied into pkg/'s JS glue, so it keeps the module's
+    // old name: `json::requests_compact` is `wire::requests_compact` now.
     /// The JSON text of `ClassifierContext[]`, one request each, in order, in
     /// the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
     /// chunk questions as their wording, parts sent already as `head` and
@@ -177,13 +179,15 @@ pub fn tool_label(tool: &str, args: &str) -> String {
     render::tool_label_json(tool, args)
 }
 
+// This doc comment is copied into pkg/'s JS glue, so it keeps the module's
+// old name: `span::run_lengths` is `run::run_lengths` now.
 /// The provider requests of each run of a branch (`span::run_lengths`), from
 /// one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
 /// definition of a run, for the `median` estimator of later requests.
 #[wasm_bindgen(js_name = runLengths)]
 pub fn run_lengths(kinds: &[u8]) -> Vec<u32> {
-    let kinds: Vec<span::Kind> = kinds.iter().map(|&b| span::Kind::from_byte(b)).collect();
-    span::run_lengths(&kinds).into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
+    let kinds: Vec<run::Kind> = kinds.iter().map(|&b| run::Kind::from_byte(b)).collect();
+    run::run_lengths(&kinds).into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
 }
 
 /// A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.

@@ -13,8 +13,8 @@ use wasm_bindgen::prelude::*;
 mod guard;
 mod pin;
 mod report;
+mod segment_fit;
 mod stats;
-mod window;
 
 /// The core's version.
 #[wasm_bindgen]

@@ -20,10 +20,10 @@ use crate::guard::cache::{entry_chars, rewrite_sized, Measured};
 use crate::guard::exchange;
 use crate::guard::images::young_from;
 use crate::guard::items::{run_calls, superseded_by};
-use crate::guard::json::push_str;
 use crate::guard::pass::{choose, PassInput};
 use crate::guard::render::tool_label;
-use crate::guard::span::Output;
+use crate::guard::run::Output;
+use crate::json_text::push_str;
 use crate::text::{js_prefix, push_usize};
 
 /// A prompt as an exchange candidate's label shows it.
@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(runs5, 5);
         let exchanges: Vec<(&str, usize, usize)> =
             list5.iter().filter(|c| c.kind == "exchange").map(|c| (c.entry_id.as_str(), c.run, c.chars)).collect();
-        let last = crate::guard::span::find_run(&input5.entries, &input5.settings).unwrap();
+        let last = crate::guard::run::find_run(&input5.entries, &input5.settings).unwrap();
         let whole: Vec<(String, usize)> = exchange::candidates(&input5.entries, &last, &input5.settings)
             .into_iter()
             .map(|x| (x.prompt_id, x.chars))
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn an_old_image_counts_once_where_it_first_is_old_as_over_the_whole_prefix() {
-        use crate::guard::images::tests::{png_b64, shot};
+        use crate::testing::{png_b64, shot};
         // The screenshot is followed by 2 assistant messages in its run and 1 in each later run:
         // old (3 after it) first at the second run end.
         let entries = vec![
@@ -305,7 +305,7 @@ mod tests {
     /// A saved session of seven runs: large outputs (one run's below `minRunChars`), small ones, a
     /// screenshot that grows old at the next run end, and exchanges that leave the last two one by one.
     fn saved_session() -> Vec<ContextEntry> {
-        use crate::guard::images::tests::{png_b64, shot};
+        use crate::testing::{png_b64, shot};
         let big = "x\n".repeat(5_000);
         let small = "y\n".repeat(400);
         let mut e = Vec::new();

@@ -515,7 +515,7 @@ impl BreakEven {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::span::tests::{call, entry, result, say, user};
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::json;
 
     /// The question (10), its answer's call (`bash` + `{}`: 6), two results

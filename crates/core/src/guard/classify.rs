@@ -24,7 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::guard::chunk::FastMap;
-use crate::guard::span::{History, Run};
+use crate::guard::run::{History, Run};
 use crate::text::clip_middle;
 
 /// Request limits in JavaScript characters (guard.md §3, REFERENCE.md "Data sent to Jev").
@@ -101,7 +101,7 @@ pub struct ClassifierContext {
     /// A large output's segment asks the same of each of its chunks: kept
     /// here once, written out after `questions` (and into its choice) when
     /// serialized, so a plan of thousands of chunks neither words nor carries
-    /// thousands of questions (`json::requests` sends them in this form).
+    /// thousands of questions (`wire::requests` sends them in this form).
     pub chunk_questions: Option<ChunkQuestions>,
 }
 

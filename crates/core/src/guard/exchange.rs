@@ -23,8 +23,8 @@ use crate::guard::classify::{
 };
 use crate::guard::items::item_probability;
 use crate::guard::render::{one_line, recall_call, tool_label, MARK};
+use crate::guard::run::{flatten, is_steering, user_text, Run};
 use crate::guard::settings::Settings;
-use crate::guard::span::{flatten, is_steering, user_text, Run};
 use crate::read::Fields;
 use crate::size::message_chars;
 use crate::text::{clip_middle, js_len, short_count};
@@ -362,8 +362,8 @@ pub fn run_end_break_even(
 mod tests {
     use super::*;
     use crate::entry::Content;
-    use crate::guard::span::find_run;
-    use crate::guard::span::tests::{call, entry, result, say, user};
+    use crate::guard::run::find_run;
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::json;
 
     fn exchange(n: usize, size: usize) -> Vec<ContextEntry> {
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn the_runs_counted_for_the_estimator_start_at_these_prompts() {
-        use crate::guard::span::{flatten, run_lengths, Kind};
+        use crate::guard::run::{flatten, run_lengths, Kind};
         let entries = vec![
             entry("u1", user("q")),
             entry("a1", call("c1", "bash", json!({}))),

@@ -160,44 +160,10 @@ pub fn young_from(entries: &[ContextEntry], keep_turns: usize) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::entry::Content;
-    use crate::guard::span::tests::{entry, say, user};
-
-    /// A base64 PNG header of the given size.
-    pub fn png_b64(w: u32, h: u32) -> String {
-        let mut v = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, b'I', b'H', b'D', b'R'];
-        v.extend_from_slice(&w.to_be_bytes());
-        v.extend_from_slice(&h.to_be_bytes());
-        v.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
-        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut s = String::new();
-        for c in v.chunks(3) {
-            let n = (u32::from(c[0]) << 16)
-                | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-                | u32::from(*c.get(2).unwrap_or(&0));
-            for i in 0..4 {
-                s.push(if i <= c.len() { T[((n >> (18 - 6 * i)) & 63) as usize] as char } else { '=' });
-            }
-        }
-        s
-    }
-
-    pub fn shot(id: &str, text: &str, data: &str) -> ContextEntry {
-        entry(
-            id,
-            Message::ToolResult {
-                tool_call_id: format!("c-{id}"),
-                tool_name: "read".into(),
-                content: vec![
-                    Block::Text { text: text.into() },
-                    Block::Image { data: data.into(), mime_type: "image/png".into() },
-                ],
-                is_error: false,
-            },
-        )
-    }
+    use crate::testing::{entry, png_b64, say, shot, user};
 
     #[test]
     fn images_old_enough_go_with_a_stub_and_their_text_stays() {

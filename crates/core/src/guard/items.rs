@@ -17,8 +17,8 @@ use crate::guard::classify::{
     SmallItem, SmallState, State,
 };
 use crate::guard::render::{recall_call, tool_label, MARK};
+use crate::guard::run::{run_outputs, Output, Run};
 use crate::guard::settings::Settings;
-use crate::guard::span::{run_outputs, Output, Run};
 use crate::read::Fields;
 use crate::text::{clip_middle, js_len, short_count};
 
@@ -40,7 +40,7 @@ pub fn small_outputs(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<S
     small_of(run_outputs(entries, run, s), entries, run, s)
 }
 
-/// [`small_outputs`] of candidates already read by `run_outputs` (see `span::large_of`).
+/// [`small_outputs`] of candidates already read by `run_outputs` (see `run::large_of`).
 pub fn small_of(candidates: Vec<Output>, entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<SmallOutput> {
     if s.small_result_min_chars == 0 {
         return Vec::new();
@@ -320,8 +320,8 @@ pub fn decide_small(p: &PlannedSmall, outcome: &RequestOutcome, s: &Settings) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::span::find_run;
-    use crate::guard::span::tests::{call, entry, result, say, user};
+    use crate::guard::run::find_run;
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::json;
 
     fn session(outputs: &[(&str, Value, String)]) -> Vec<ContextEntry> {

@@ -4,7 +4,7 @@
 //!
 //! The modules, by concern:
 //!
-//! - the run: [`span`] (the run, its question, answer and history; the
+//! - the run: [`run`] (the run, its question, answer and history; the
 //!   candidate outputs) and [`settings`] (the settings file);
 //! - chunking: [`chunk`] (one output → chunks → segments);
 //! - requests: [`classify`] (Pi's classifier types, the state of each kind of
@@ -21,17 +21,17 @@
 //!   rewrite an edit causes, which every break-even reads), [`pin`] (the
 //!   Anthropic cache breakpoints and the log of entries written), [`memo`] (what
 //!   the records say was judged), [`outcome`] (what it
-//!   appends: drafts and the record) and [`json`] (its JSON, written by hand;
+//!   appends: drafts and the record) and [`wire`] (its wire format, JSON written by hand;
 //!   below `pass`, which calls it);
 //! - [`recall`]: what the `recall` tool returns;
-//! - [`secrets`]: what is withheld from every request to the judge (secrets
-//!   as typed placeholders; files that are secrets);
+//! - [`secrets`]: the secrets in a text (typed placeholders; files that are
+//!   secrets), and [`withhold`]: every request to the judge without them;
 //! - statistics: [`stats`] (the guard's figures, the status bar) and its
 //!   `columns`;
 //! - [`summary`]: the `/guard` text;
 //! - [`bill`]: the guard's net effect on the main model's bill so far, which
 //!   `/guard`, `/context` and the audit show;
-//! - [`window`]: `maxSegmentChars` as the classifier's context window allows;
+//! - [`segment_fit`]: `maxSegmentChars` as the classifier's context window allows;
 //! - [`compaction`]: distill before Pi compacts (whether Pi is about to, and
 //!   whether a checkpoint's edits keep it under the threshold).
 //!
@@ -51,7 +51,6 @@ pub mod decide;
 pub mod exchange;
 pub mod images;
 pub mod items;
-pub mod json;
 pub mod judge;
 pub mod memo;
 pub mod outcome;
@@ -59,10 +58,12 @@ pub mod pass;
 pub mod pin;
 pub mod recall;
 pub mod render;
+pub mod run;
 pub mod secrets;
+pub mod segment_fit;
 pub mod settings;
-pub mod span;
 pub mod stats;
 pub mod summary;
-pub mod window;
+pub mod wire;
+pub mod withhold;
 pub mod worth;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::guard::cache::BreakEven;
 use crate::guard::decide::Outcome as ResultOutcome;
-use crate::guard::secrets::Withheld;
+use crate::guard::withhold::Withheld;
 
 /// The record's `customType` (seed 001's, so `/guard` reads old records too).
 pub const RECORD_TYPE: &str = "context-guard";

@@ -292,7 +292,7 @@ pub fn transcript(prompt: &Message, source: &ExchangeSource) -> (String, Vec<[us
         blocks.iter().enumerate().filter(|(_, b)| matches!(b, Block::Image { .. })).map(|(i, _)| i).collect()
     };
     let user = |k: usize, content: &crate::entry::Content, images: &mut Vec<[usize; 2]>| {
-        let mut text = format!("## user\n{}", crate::guard::span::content_text(content));
+        let mut text = format!("## user\n{}", crate::guard::run::content_text(content));
         if let crate::entry::Content::Blocks(b) = content {
             let found = image_blocks(b);
             if !found.is_empty() {

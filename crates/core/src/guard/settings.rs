@@ -39,6 +39,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::decimal::short;
+use crate::guard::secrets::compile_secret_pattern;
+use crate::guard::secrets::files::default_secret_files;
 
 /// The classifier used when `model` is not set (REFERENCE.md, "Requirements").
 pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
@@ -338,27 +340,6 @@ fn apply(s: &mut Settings, key: &str, v: &Value, w: &mut Vec<String>) {
         },
         _ => w.push(format!("unknown key {} ignored", quoted(key))),
     }
-}
-
-/// A user's secret pattern compiled: `regex-lite` syntax (linear time, as
-/// `recall`'s patterns), its compiled size bounded. The error is the reason
-/// the settings' warning gives.
-pub fn compile_secret_pattern(pattern: &str) -> Result<regex_lite::Regex, String> {
-    if pattern.is_empty() {
-        return Err("an empty pattern matches everything".to_string());
-    }
-    regex_lite::RegexBuilder::new(pattern).size_limit(1 << 20).build().map_err(|e| {
-        let text = e.to_string();
-        let line = text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("it does not compile");
-        crate::text::sanitize_line(line, 120)
-    })
-}
-
-/// The default `secretFiles` (issues 18 and 25): a pattern without `/`
-/// matches a file's name, one with `/` the end of its path. Where each
-/// convention comes from is in `secrets::files` (`DEFAULT_SECRET_FILES`).
-pub fn default_secret_files() -> Vec<String> {
-    crate::guard::secrets::files::DEFAULT_SECRET_FILES.iter().map(|p| p.to_string()).collect()
 }
 
 /// `provider/id` split at the first `/`; `None` unless both halves are there.

@@ -397,7 +397,7 @@ pub fn summary(input: &SummaryInput) -> String {
 }
 
 /// `withheld from the judge: 3 secrets (aws-access-key 2, jwt 1); not sent: read `.env` (a secret file)`.
-fn withheld_line(w: &crate::guard::secrets::Withheld) -> String {
+fn withheld_line(w: &crate::guard::withhold::Withheld) -> String {
     let mut parts = Vec::new();
     let n = w.secrets();
     if n > 0 {
@@ -742,6 +742,20 @@ mod tests {
         let none = SummaryInput::from_value(json!({"lastSkip": {"skipped": "nothing-eligible", "gate": {"turns": 3}}}));
         assert!(summary(&none).contains("last checkpoint skipped (turn 3): nothing eligible"));
         assert!(summary(&SummaryInput::from_value(json!({"midRun": false}))).contains("mid-run checkpoints: off"));
+        // A judge that costs more than its edits save: the skip with its numbers, a checkpoint's and a run end's
+        // (`Gate::of_run_end`, from the weighing `pass::plan` keeps when it sent nothing).
+        let g = Gate { turns: 40, judge_cost_micros: 20_512, judge_saving_micros: 16_000, ..Gate::default() };
+        let note = json!({"details": true, "lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+        assert!(super::summary(&SummaryInput::from_value(note)).contains(
+            "last checkpoint skipped (turn 40): judge not worth it, at least $0.0205 of judging > at most $0.0160 saved\n"
+        ));
+        let w = crate::guard::pass::JudgeWeighed { cost_micros: 160_000, saving_micros: 14_400 };
+        let pass = crate::guard::pass::PassState { judge: Some(w), requests_so_far: 3, ..Default::default() };
+        let g = Gate::of_run_end(&pass).unwrap();
+        let note = json!({"details": true, "lastSkip": {"skipped": "judge-not-worth-it", "gate": serde_json::to_value(&g).unwrap()}});
+        assert!(super::summary(&SummaryInput::from_value(note)).contains(
+            "last run end skipped (3 requests so far): judge not worth it, at least $0.1600 of judging > at most $0.0144 saved\n"
+        ));
     }
 
     #[test]

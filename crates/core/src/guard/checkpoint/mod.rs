@@ -29,7 +29,7 @@ use crate::guard::memo::{contains, exchanges_judged_since, judged_mid_run, remov
 use crate::guard::outcome::Phase;
 use crate::guard::pass::plan::{requests_so_far, skipped};
 use crate::guard::pass::{plan_items, weigh_judge, Items, PassInput, PassState, Plan, Planned, Skip};
-use crate::guard::span::{find_run, run_outputs, Output};
+use crate::guard::run::{find_run, run_outputs, Output};
 use crate::guard::worth::{self, later_requests};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for

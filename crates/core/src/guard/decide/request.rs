@@ -11,7 +11,7 @@ use crate::guard::classify::{
     earlier, BoolCriteria, ChunkQuestions, Chunks, ClassifierContext, ClassifierQuestion, LargeState, Ordered,
     RunFields, State, Template, ARGUMENTS_MAX,
 };
-use crate::guard::span::Run;
+use crate::guard::run::Run;
 use crate::text::clip_middle;
 
 const SITUATION: &str = "A coding agent has answered the user's question. Below is one tool output from its work, \
@@ -182,7 +182,7 @@ pub fn large_request_with(input: &RequestInput, chunks: Chunks) -> ClassifierCon
 mod tests {
     use super::*;
     use crate::guard::classify::QUESTION_MAX;
-    use crate::guard::span::Exchange;
+    use crate::guard::run::Exchange;
     use crate::text::js_len;
     use serde_json::json;
 

@@ -1,12 +1,12 @@
 //! The pass over the forms that cross to the extension: long texts out of
 //! line as UTF-8 bytes beside the JSON, chunks and kept chunks as ranges of
 //! them (docs/DESIGN.md "The pass across the boundary"). The JSON itself is
-//! written by `guard::json`.
+//! written by `guard::wire`.
 
 use serde_json::Value;
 
 use crate::guard::classify::State;
-use crate::guard::json::ChunkRefs;
+use crate::guard::wire::ChunkRefs;
 
 use super::finish::finish;
 use super::plan::plan;
@@ -56,7 +56,7 @@ pub fn plan_json_by(
     let texts = split_texts(texts, lengths)?;
     let mut plan = step(read_input(input, &texts)?);
     let refs = chunk_refs(&mut plan, &texts);
-    let requests = crate::guard::json::requests_compact(&plan.requests, &refs);
+    let requests = crate::guard::wire::requests_compact(&plan.requests, &refs);
     Ok(Planned { requests, skipped: plan.pass.skipped, state: plan.pass })
 }
 
@@ -143,14 +143,14 @@ pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
             crate::read::from_json(text, super::PassAnswers::from_value).map_err(|e| format!("pass answers: {e}"))?
         }
     };
-    crate::guard::json::outcome(&finish(pass, &answers))
+    crate::guard::wire::outcome(&finish(pass, &answers))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::json::tests::written_out;
     use crate::guard::pass::tests::{answer_keeping, grep_text, input};
+    use crate::guard::wire::tests::written_out;
     use serde_json::json;
 
     /// The pass input as the extension sends it: the tool result's text out of line.
@@ -182,7 +182,7 @@ mod tests {
         // All inline: what serde_json writes, the chunk questions as their wording.
         let planned = plan_json(&serde_json::to_vec(&inp).unwrap(), &[], &[]).unwrap();
         assert_eq!(planned.skipped, None);
-        assert_eq!(planned.requests, crate::guard::json::requests_compact(&p.requests, &[]));
+        assert_eq!(planned.requests, crate::guard::wire::requests_compact(&p.requests, &[]));
         assert_eq!(written_out(&planned.requests), serde_json::to_value(&p.requests).unwrap());
         assert!(!planned.requests.contains("chunk_1 is needed"), "no chunk's question written out");
         assert_eq!(planned.state, p.pass);

@@ -396,10 +396,10 @@ mod tests {
     use super::*;
     use crate::entry::ContextEntry;
     use crate::guard::cache::{Basis, Cache, MainModel};
-    use crate::guard::images::tests::{png_b64, shot};
     use crate::guard::pass::tests::{answer_items, answer_keeping, grep_text, input, whole_session};
     use crate::guard::pass::{plan, PassInput, Skip};
-    use crate::guard::span::tests::{call, entry, result, say, user};
+    use crate::testing::{call, entry, result, say, user};
+    use crate::testing::{png_b64, shot};
     use serde_json::json;
 
     #[test]
@@ -549,7 +549,7 @@ mod tests {
         assert!(out.entries.is_empty() && out.record.is_none());
         assert_eq!(out.break_even.len(), 1);
         assert_eq!((out.break_even[0].rule, out.break_even[0].paid_off), (Rule::Images, false));
-        let json = crate::guard::json::outcome(&out).unwrap();
+        let json = crate::guard::wire::outcome(&out).unwrap();
         assert!(json.contains(r#""record":null"#) && json.contains(r#""breakEven":[{"rule":"images""#), "{json}");
     }
 

@@ -106,8 +106,8 @@ pub fn later_by_index(entries: &[ContextEntry]) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::guard::cache::Cache;
-    use crate::guard::span::tests::{call, entry, result, say, user};
     use crate::guard::worth::Prices;
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::json;
 
     /// Claude Sonnet 4.5: $3 input, $0.30 cache read, $3.75 cache write per million.

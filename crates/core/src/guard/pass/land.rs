@@ -146,7 +146,7 @@ mod tests {
     use crate::guard::outcome::Draft;
     use crate::guard::pass::tests::{answer_keeping, grep_text, input};
     use crate::guard::pass::{finish, plan};
-    use crate::guard::span::tests::{call, entry, result, say};
+    use crate::testing::{call, entry, result, say};
     use serde_json::json;
 
     fn two_greps() -> PassInput {

@@ -184,7 +184,7 @@ pub struct PassState {
     pub small: Vec<PlannedSmall>,
     pub exchanges: Vec<PlannedExchange>,
     /// What the requests do not carry (secrets by kind, secret files), for the record.
-    pub withheld: crate::guard::secrets::Withheld,
+    pub withheld: crate::guard::withhold::Withheld,
     pub images: Vec<ImageEdit>,
     /// Provider requests the session has had so far (assistant messages).
     pub requests_so_far: usize,
@@ -353,7 +353,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::guard::decide::Outcome as ResultOutcome;
     use crate::guard::outcome::{Draft, ResultKind};
-    use crate::guard::span::tests::{call, entry, result, say, user};
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::{json, Value};
 
     pub(super) fn grep_text(files: usize) -> String {
@@ -423,7 +423,7 @@ pub(crate) mod tests {
     }
 
     pub(super) fn whole_session() -> Vec<ContextEntry> {
-        use crate::guard::images::tests::{png_b64, shot};
+        use crate::testing::{png_b64, shot};
         let mut e = Vec::new();
         for n in 0..4 {
             e.push(entry(&format!("u{n}"), user(&format!("old task {n} 日本😀"))));
@@ -548,7 +548,7 @@ pub(crate) mod tests {
         assert_eq!(p.pass.images.len(), 1);
         assert_eq!(p.requests.len(), 2, "one batch of small outputs, one of exchanges");
         // Written by the fast writer as serde_json writes them, every kind.
-        assert_eq!(crate::guard::json::requests(&p.requests, &[]), serde_json::to_string(&p.requests).unwrap());
+        assert_eq!(crate::guard::wire::requests(&p.requests, &[]), serde_json::to_string(&p.requests).unwrap());
         let out = finish(&p.pass, &answer_items(&p, |k| if k == "exchange_2" { 0.9 } else { 0.05 }));
         let v = serde_json::to_value(&out.entries).unwrap();
         let edits: Vec<&Value> = v.as_array().unwrap().iter().filter(|e| e["type"] == "context_edit").collect();

@@ -12,9 +12,10 @@ use crate::guard::items::{run_calls, small_of, superseded_by, PlannedSmall, Smal
 use crate::guard::memo::{self, exchanges_judged_since};
 use crate::guard::outcome::{Phase, ResultKind};
 use crate::guard::render::{file_offset, tool_label};
-use crate::guard::secrets::{secret_file, withhold, Secrets, Withheld};
+use crate::guard::run::{find_run, large_of, run_outputs, waiting_outputs, Output, Run};
+use crate::guard::secrets::{secret_file, Secrets};
 use crate::guard::settings::Settings;
-use crate::guard::span::{find_run, large_of, run_outputs, waiting_outputs, Output, Run};
+use crate::guard::withhold::{withhold, Withheld};
 use crate::guard::worth::micros_of;
 
 use super::{gate, JudgePrice, PassInput, PassState, Plan, PlannedOutput, PlannedSegment, Skip};

@@ -67,6 +67,13 @@ pub const DEFAULT_SECRET_FILES: &[&str] = &[
     ".zsh_history",                         // shell history
 ];
 
+/// The default `secretFiles` (issues 18 and 25): a pattern without `/`
+/// matches a file's name, one with `/` the end of its path. Where each
+/// convention comes from is in [`DEFAULT_SECRET_FILES`].
+pub fn default_secret_files() -> Vec<String> {
+    DEFAULT_SECRET_FILES.iter().map(|p| p.to_string()).collect()
+}
+
 /// Commands that print secrets whatever the file, each as words a command
 /// must start with (after `sudo` and `VAR=…` assignments) and, where the
 /// start is not enough, a word it must also hold.

@@ -458,33 +458,11 @@ pub fn content_text(content: &Content) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::testing::{call, entry, result, say, user};
     use serde_json::json;
 
-    pub fn entry(id: &str, message: Message) -> ContextEntry {
-        ContextEntry { id: id.into(), entry_type: "message".into(), messages: vec![message], raw: None }
-    }
-    pub fn user(text: &str) -> Message {
-        Message::User { content: Content::Text(text.into()) }
-    }
-    pub fn say(text: &str) -> Message {
-        Message::Assistant { content: vec![Block::Text { text: text.into() }], stop_reason: None }
-    }
-    pub fn call(id: &str, name: &str, args: Value) -> Message {
-        Message::Assistant {
-            content: vec![Block::ToolCall { id: id.into(), name: name.into(), arguments: args }],
-            stop_reason: None,
-        }
-    }
-    pub fn result(id: &str, name: &str, text: &str) -> Message {
-        Message::ToolResult {
-            tool_call_id: id.into(),
-            tool_name: name.into(),
-            content: vec![Block::Text { text: text.into() }],
-            is_error: false,
-        }
-    }
     fn image() -> Block {
         Block::Image { data: String::new(), mime_type: "image/png".into() }
     }

@@ -14,7 +14,7 @@
 //! The fixed parts are measured by this module's tests: they build each kind
 //! of request (a large output's segment, small outputs, old exchanges; at run
 //! end and at a checkpoint) with every part at its limit and no segment text,
-//! write it as the extension receives it (`json::requests`), and derive the
+//! write it as the extension receives it (`wire::requests`), and derive the
 //! four figures [`fixed_chars`] adds up, failing with the new figures when a
 //! request's text changes. They are figures here, not the measurement itself,
 //! because building requests inside this function put a second copy of the
@@ -134,7 +134,7 @@ mod tests {
     use crate::guard::exchange::{exchange_key, request as exchange_request};
     use crate::guard::items::{output_key, small_request, superseded_by};
     use crate::guard::render::tool_label;
-    use crate::guard::span::{
+    use crate::guard::run::{
         Exchange, History, Run, EXCHANGE_PROMPT_MAX, EXCHANGE_REPLY_MAX, FIRST_REQUEST_MAX, SUMMARY_MAX,
     };
     use crate::text::{js_len, short_count};
@@ -239,7 +239,7 @@ mod tests {
     /// The JavaScript length of a request as the extension receives it.
     fn chars(request: &ClassifierContext) -> usize {
         // The JSON array's two brackets are not part of the request.
-        js_len(&crate::guard::json::requests(std::slice::from_ref(request), &[])) - 2
+        js_len(&crate::guard::wire::requests(std::slice::from_ref(request), &[])) - 2
     }
 
     /// Each kind of request at its limits with `items` chunks or items and no segment text.
@@ -369,7 +369,7 @@ mod tests {
                         .collect(),
                 );
                 for r in [large, small, exchanges] {
-                    let json = crate::guard::json::requests(std::slice::from_ref(&r), &[]);
+                    let json = crate::guard::wire::requests(std::slice::from_ref(&r), &[]);
                     // Each chunk text has 1–7 lines whose `\n` JSON writes as two characters.
                     let escapes: usize = texts.iter().map(|t| t.matches('\n').count()).sum();
                     assert!(js_len(&json) - 2 <= fixed + segment + escapes, "{} > {fixed} + {segment}", js_len(&json));
