@@ -9,8 +9,9 @@
 //! back as ranges of the texts the extension already has. Each export only
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
-use context_guard_core::guard::{checkpoint, pass, recall, render, run, settings};
-use context_guard_core::text;
+use context_guard_base::text;
+use context_guard_guard::{checkpoint, pass, render, run, settings};
+use context_guard_guard_read::recall;
 use wasm_bindgen::prelude::*;
 
 /// `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
@@ -132,7 +133,7 @@ pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
 /// A chat model as the judge: its system prompt.
 #[wasm_bindgen(js_name = judgeSystemPrompt)]
 pub fn judge_system_prompt() -> String {
-    context_guard_core::guard::judge::SYSTEM.to_string()
+    context_guard_guard::judge::SYSTEM.to_string()
 }
 
 /// A chat model as the judge: the user message for one request, from the
@@ -141,7 +142,7 @@ pub fn judge_system_prompt() -> String {
 /// goes back to `finishPass` as a `replied` outcome.
 #[wasm_bindgen(js_name = judgePrompt)]
 pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
-    context_guard_core::guard::judge::prompt(state, questions)
+    context_guard_guard::judge::prompt(state, questions)
         .ok_or_else(|| JsError::new("judge questions: each must be [id, type, instructions, [[key, text], …]]"))
 }
 
@@ -150,14 +151,14 @@ pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
 /// corpus tests and the benchmark.
 #[wasm_bindgen(js_name = withholdSecrets)]
 pub fn withhold_secrets(text: &str, patterns: &str) -> String {
-    context_guard_core::guard::secrets::withhold_text_json(text, patterns)
+    context_guard_scan::secrets::withhold_text_json(text, patterns)
 }
 
 /// How many secrets `text` holds (`guard::secrets::Secrets::find`): the
 /// step as a pass runs it, for the benchmark, without writing the text back.
 #[wasm_bindgen(js_name = countSecrets)]
 pub fn count_secrets(text: &str) -> usize {
-    context_guard_core::guard::secrets::Secrets::new(&[]).find(text).len()
+    context_guard_scan::secrets::Secrets::new(&[]).find(text).len()
 }
 
 /// `RecallReply` for a `RecallRequest`.
@@ -201,7 +202,7 @@ pub fn short_count(n: f64) -> String {
 /// The `/guard` report, from the JSON text of a `SummaryInput`.
 #[wasm_bindgen(js_name = guardSummary)]
 pub fn guard_summary(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::summary::summary_json(input).map_err(|e| JsError::new(&e))
+    context_guard_guard_read::summary::summary_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The guard's net effect on the main model's bill so far: the JSON text of a
@@ -209,7 +210,7 @@ pub fn guard_summary(input: &str) -> Result<String, JsError> {
 /// `Bill` as JSON out.
 #[wasm_bindgen(js_name = guardBill)]
 pub fn guard_bill(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::bill::bill_json(input).map_err(|e| JsError::new(&e))
+    context_guard_economics::bill::bill_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The one money answer for a net effect in dollars (`guard::bill::answer`):
@@ -217,7 +218,7 @@ pub fn guard_bill(input: &str) -> Result<String, JsError> {
 #[wasm_bindgen(js_name = moneyAnswer)]
 pub fn money_answer(net_usd: f64, whose: &str) -> String {
     let net = if net_usd.is_finite() { net_usd } else { 0.0 };
-    context_guard_core::guard::bill::answer(net, &text::sanitize_line(whose, 80))
+    context_guard_economics::bill::answer(net, &text::sanitize_line(whose, 80))
 }
 
 /// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
@@ -225,7 +226,7 @@ pub fn money_answer(net_usd: f64, whose: &str) -> String {
 /// checkpoint's edits keep it under the threshold, the line `/guard` shows).
 #[wasm_bindgen(js_name = beforeCompaction)]
 pub fn before_compaction(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
+    context_guard_guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The audit's candidates (`guard::audit`): the same input forms as
@@ -238,5 +239,5 @@ pub fn audit_candidates(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<S
     // beside 280 MB of buffers: a 200 MB session took minutes). Freed, the room stays dlmalloc's.
     drop(Vec::<u8>::with_capacity(texts.len().saturating_mul(2).saturating_add(input.len().saturating_mul(8))));
     let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
-    Ok(context_guard_core::guard::audit::candidates_json(&input))
+    Ok(context_guard_guard_read::audit::candidates_json(&input))
 }

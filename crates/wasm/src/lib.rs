@@ -6,8 +6,11 @@
 //! objects field by field, and it keeps that converter's code out of the
 //! binary. No decision is made here; errors become JavaScript exceptions that
 //! the extension catches at its edge.
+//!
+//! The core is the crates beside this one (`context-guard-base`, `-report`,
+//! `-scan`, `-economics`, `-guard`, `-guard-read`); each export names the one
+//! it calls.
 
-use context_guard_core as core;
 use wasm_bindgen::prelude::*;
 
 mod guard;
@@ -19,5 +22,5 @@ mod stats;
 /// The core's version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    core::VERSION.to_string()
+    context_guard_base::VERSION.to_string()
 }

@@ -2,7 +2,7 @@
 //! settings (as `parseSettings` gave them) and the model's `contextWindow` in,
 //! `{ maxSegmentChars, warning? }` out (`guard::segment_fit`).
 
-use context_guard_core::guard::segment_fit;
+use context_guard_guard::segment_fit;
 use wasm_bindgen::prelude::*;
 
 /// `maxSegmentChars` clipped to what a classifier with `contextWindow` tokens
