@@ -2,7 +2,7 @@
 // core, run the requests with the pass's runner, finish in the core, and
 // return the drafts after whatever earlier handlers proposed, as the run-end
 // pass does at `agent_before_settle`. Every gate and rule is the core's
-// (crates/core/src/guard/checkpoint/); this file reads Pi and runs requests.
+// (crates/guard/src/checkpoint/); this file reads Pi and runs requests.
 //
 // Pi 1.6.0 and 1.3.0 both commit `turn_end` drafts before the next provider
 // request (TurnEndEvent extends BoundaryState; the result is BoundaryResult,
@@ -85,7 +85,7 @@ function kindOf(entry: BranchEntry): number | undefined {
 
 /**
  * The provider requests (assistant messages) of each run of a branch, oldest first, as the core defines a
- * run (guard/span.rs `run_lengths`: it starts at a user message that is not a steering message, the one
+ * run (guard/run.rs `run_lengths`: it starts at a user message that is not a steering message, the one
  * definition the pass uses too). The branch's raw entries (Pi's `getBranch()`, or a saved session's branch
  * as the audit reads it), so runs a compaction or an omitted exchange took out of the context still count.
  * The last run is in it. None when the core cannot answer.

@@ -79,7 +79,7 @@ export function registerGuard(pi: ExtensionAPI, commands: GuardCommands): void {
   const settingsOf = (ctx: ExtensionContext): Loaded => fitToClassifier(ctx, fileSettings(ctx));
   /**
    * The settings with `maxSegmentChars` no larger than the classifier's `contextWindow` can take
-   * (the core's rule, guard/window.rs), the clip's warning among the settings' warnings. Refitted
+   * (the core's rule, guard/segment_fit.rs), the clip's warning among the settings' warnings. Refitted
    * when the settings or the classifier's window change.
    */
   const fitToClassifier = (ctx: ExtensionContext, from: Loaded): Loaded => {

@@ -75,7 +75,7 @@ function textsOutOfLine(message: unknown, texts: string[]): unknown {
 
 
 /**
- * What the statistics read, as columns (crates/core/src/guard/stats/columns.rs): the
+ * What the statistics read, as columns (crates/guard-read/src/stats/columns.rs): the
  * edited messages' shape, their texts' heads joined, the records and
  * compactions six numbers each, and the images' base64, which stays here.
  */
@@ -143,7 +143,7 @@ function headUnits(heads: string): Uint8Array {
 type Template = [string, string];
 
 /**
- * A request as the core sends it (guard/json.rs `requests_compact`): a segment's chunk questions as their
+ * A request as the core sends it (guard/wire.rs `requests_compact`): a segment's chunk questions as their
  * wording, a state whose head (the fields before `output_size`) is an earlier request's as `head`, and
  * questions that are an earlier request's as `questionsOf`.
  */
@@ -294,6 +294,6 @@ export const guardCore = {
     JSON.parse(wasm.withholdSecrets(text, JSON.stringify(patterns))),
   /** How many secrets a text holds (the step as a pass runs it, without the text written back): for the bench. */
   countSecrets: (text: string): number => wasm.countSecrets(text),
-  /** The requests of each run (guard/span.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
+  /** The requests of each run (guard/run.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
   runLengths: (kinds: Uint8Array): number[] => Array.from(wasm.runLengths(kinds)),
 };

@@ -210,7 +210,7 @@ test(`Pi ${piVersion}: a user abort while the classifier hangs changes nothing a
 });
 
 test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, once their savings pay off`, async () => {
-  // The rule (crates/core/src/guard/exchange.rs `pays_off`, guard.md §4): the
+  // The rule (crates/guard/src/exchange.rs `pays_off`, guard.md §4): the
   // unrelated exchanges of one run end are omitted together when they save
   // ≥ exchangeMinSavingChars (8,000) and saved × requests so far (assistant
   // entries in the context) ≥ 16 × the cache they rewrite (the context from the

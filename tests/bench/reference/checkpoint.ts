@@ -1,6 +1,6 @@
 // A straightforward TypeScript version of one mid-run checkpoint (guard.md §7)
 // for large outputs, written plainly for the benchmark: the same steps as the
-// Rust core (crates/core/src/guard/checkpoint/, with pass/plan.rs's
+// Rust core (crates/guard/src/checkpoint/, with pass/plan.rs's
 // `plan_items`, cache.rs's rewrite measure, items.rs's `superseded_by`,
 // decide/request.rs's checkpoint wording, then pass/finish.rs) from the same
 // projected entries, so the two can be timed against each other and checked
