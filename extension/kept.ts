@@ -1,5 +1,5 @@
 // What the guard keeps out of the window: the one type both parts read (the
-// mirror of crates/core/src/kept.rs). The guard computes the figures; /context
+// mirror of crates/base/src/kept.rs). The guard computes the figures; /context
 // shows them. The type lives here, below both, and the report gets the figures
 // through a `KeptOut` function that extension/index.ts hands it, so neither
 // part imports the other.

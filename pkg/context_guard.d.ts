@@ -36,7 +36,7 @@ export class Pass {
     [Symbol.dispose](): void;
     /**
      * The JSON text of `ClassifierContext[]`, one request each, in order, in
-     * the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
+     * the compact form `guard/wasm.ts` writes out (`wire::requests_compact`:
      * chunk questions as their wording, parts sent already as `head` and
      * `questionsOf`); chunks of an out-of-line text come as `[text, start,
      * end]` (see `pass::plan_json`). Moved out: a second call gives `""`.
@@ -194,7 +194,7 @@ export function recall(request: string): string;
 export function recallToolInfo(): string;
 
 /**
- * The provider requests of each run of a branch (`span::run_lengths`), from
+ * The provider requests of each run of a branch (`run::run_lengths`), from
  * one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
  * definition of a run, for the `median` estimator of later requests.
  */
@@ -202,7 +202,7 @@ export function runLengths(kinds: Uint8Array | number[]): Uint32Array;
 
 /**
  * For each message (one letter each, as `runLengths` takes them), 1 where it
- * starts a run (`span::starts_run`), else 0: the audit's later requests count
+ * starts a run (`run::starts_run`), else 0: the audit's later requests count
  * runs by the same definition.
  */
 export function runStarts(kinds: Uint8Array | number[]): Uint8Array;

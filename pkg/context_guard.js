@@ -167,7 +167,7 @@ export class Pass {
     }
     /**
      * The JSON text of `ClassifierContext[]`, one request each, in order, in
-     * the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
+     * the compact form `guard/wasm.ts` writes out (`wire::requests_compact`:
      * chunk questions as their wording, parts sent already as `head` and
      * `questionsOf`); chunks of an out-of-line text come as `[text, start,
      * end]` (see `pass::plan_json`). Moved out: a second call gives `""`.
@@ -754,7 +754,7 @@ export function recallToolInfo() {
 }
 
 /**
- * The provider requests of each run of a branch (`span::run_lengths`), from
+ * The provider requests of each run of a branch (`run::run_lengths`), from
  * one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
  * definition of a run, for the `median` estimator of later requests.
  * @param {Uint8Array | number[]} kinds
@@ -771,7 +771,7 @@ export function runLengths(kinds) {
 
 /**
  * For each message (one letter each, as `runLengths` takes them), 1 where it
- * starts a run (`span::starts_run`), else 0: the audit's later requests count
+ * starts a run (`run::starts_run`), else 0: the audit's later requests count
  * runs by the same definition.
  * @param {Uint8Array | number[]} kinds
  * @returns {Uint8Array}

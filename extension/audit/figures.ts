@@ -170,7 +170,7 @@ export class Tally {
 /**
  * For each tool result and prompt of a branch, the requests made after the end of its run, up to the
  * next compaction: the requests that an edit at that run end would have spared it. Fed the branch's
- * entries in order. A run is what the core says it is (guard/span.rs `starts_run`, as the guard's
+ * entries in order. A run is what the core says it is (guard/run.rs `starts_run`, as the guard's
  * estimator counts runs): it starts at a prompt, and a steering message sent during it belongs to it.
  */
 export class LaterRequests {

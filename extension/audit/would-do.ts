@@ -2,7 +2,7 @@
 // projected by Pi's own `buildSessionProjection` (inside Pi, or the Pi found
 // on this machine; with no Pi anywhere, by projection.ts), read into the guard's
 // entries by the guard's own `coreEntries`, and sent to the core once
-// (`auditCandidates`, crates/core/src/guard/audit.rs), which applies the
+// (`auditCandidates`, crates/guard-read/src/audit.rs), which applies the
 // pass's candidate rules at every run end and the rewrite measure of the
 // session's main model. Nothing is decided here: this only sums.
 import { existsSync, readFileSync, realpathSync } from "node:fs";

@@ -2,7 +2,7 @@
 // `turn_end`, plan in the core, run the requests with the pass's runner,
 // finish in the core, and return the drafts after whatever earlier handlers
 // proposed, as the run-end pass does at `agent_before_settle`. Every gate and
-// rule is the core's (crates/core/src/guard/checkpoint/); this file reads Pi
+// rule is the core's (crates/guard/src/checkpoint/); this file reads Pi
 // and runs requests.
 //
 // Pi 1.6.0 and 1.3.0 both commit `turn_end` drafts before the next provider

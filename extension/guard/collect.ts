@@ -1,5 +1,5 @@
 // The guard's host reads: Pi's projected entries, turned into the plain data
-// the core reads (crates/core/src/entry.rs). Nothing is decided here.
+// the core reads (crates/base/src/entry.rs). Nothing is decided here.
 
 /** `ProjectedSessionEntry` as far as the guard reads it. */
 export interface ProjectedEntry {

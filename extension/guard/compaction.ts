@@ -1,6 +1,6 @@
 // Distill before compacting (issue 9 part 3), the host's half: predicting Pi's
 // own estimate of the context after a turn, before and with a checkpoint's
-// edits. The decision is the core's (crates/core/src/guard/compaction.rs).
+// edits. The decision is the core's (crates/guard/src/compaction.rs).
 //
 // Pi decides on threshold compaction right after a turn's `turn_end` drafts
 // are committed: before the next request (`_compactBeforeNextAssistantResponse`)

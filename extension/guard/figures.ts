@@ -3,7 +3,7 @@
 // guard/stats/). Shared by the status bar, `/guard` and `/context`.
 //
 // They are recomputed at every redraw, so the read is packed as columns
-// (crates/core/src/stats/columns.rs has the layout): the edited messages'
+// (crates/guard-read/src/stats/columns.rs has the layout): the edited messages'
 // roles, blocks and text lengths in one Uint32Array, the heads of their texts
 // in one string, the records in one Float64Array, and images' base64 handed
 // over only as far as the core asks. Nothing is decided here: every edited

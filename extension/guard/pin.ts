@@ -3,7 +3,7 @@
 // breakpoints (the question, and after edits a read point and a write anchor);
 // this file applies them to a copy of Pi's payload and tells the core's log
 // what each response read and wrote (`message_end` usage). The log lives in
-// the wasm module, one per session (crates/core/src/guard/pin).
+// the wasm module, one per session (crates/economics/src/pin).
 //
 // Only `anthropic-messages` models, and only when the guard is on with
 // `pinAnthropicCache`; otherwise the handler returns nothing and Pi sends its

@@ -1,4 +1,4 @@
-// What a run is, as the core defines it (guard/span.rs): the run lengths of a
+// What a run is, as the core defines it (guard/run.rs): the run lengths of a
 // branch and where runs start, for the `median` estimator of later requests
 // and for the audit. No import of Pi: the audit's command line reads it where
 // no Pi is installed.
@@ -25,7 +25,7 @@ export function kindOf(entry: BranchEntry): number | undefined {
 
 /**
  * The provider requests (assistant messages) of each run of a branch, oldest first, as the core defines a
- * run (guard/span.rs `run_lengths`: it starts at a user message that is not a steering message, the one
+ * run (guard/run.rs `run_lengths`: it starts at a user message that is not a steering message, the one
  * definition the pass uses too). The branch's raw entries (Pi's `getBranch()`, or a saved session's branch
  * as the audit reads it), so runs a compaction or an omitted exchange took out of the context still count.
  * The last run is in it. None when the core cannot answer.
@@ -42,7 +42,7 @@ export function runLengths(branch: Iterable<BranchEntry>): number[] {
 
 /**
  * For each of `kinds` (`kindOf`'s letters), whether that message starts a run, as the core defines it
- * (guard/span.rs `starts_run`); undefined when the core cannot answer.
+ * (guard/run.rs `starts_run`); undefined when the core cannot answer.
  */
 export function runStarts(kinds: number[]): boolean[] | undefined {
   const starts = callCore(() => guardCore.runStarts(Uint8Array.from(kinds)));

@@ -68,7 +68,7 @@ export class SettingsCache {
 
   /**
    * The settings with `maxSegmentChars` no larger than the classifier's `contextWindow` can take
-   * (the core's rule, guard/window.rs), the clip's warning among the settings' warnings. Refitted
+   * (the core's rule, guard/segment_fit.rs), the clip's warning among the settings' warnings. Refitted
    * when the settings or the classifier's window change.
    */
   private fitToClassifier(ctx: ExtensionContext, from: Loaded): Loaded {

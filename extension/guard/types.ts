@@ -1,5 +1,5 @@
 // The guard's core, as TypeScript sees it: the data that crosses the wasm
-// boundary (mirrors of the Rust types in crates/core/src) and the exports of
+// boundary (mirrors of the Rust types in crates/base/src) and the exports of
 // crates/wasm/src/guard.rs. Types only; no logic lives here.
 //
 // Structured values cross as JSON (like the /context report): the extension
@@ -29,7 +29,7 @@ export interface GuardExports {
   parseSettings(json: string): string;
   /** The settings file's text with `enabled` set; throws when the text is not a JSON object. */
   setEnabled(json: string, enabled: boolean): string;
-  /** JSON of `SegmentFit` from the JSON of `GuardSettings` and the classifier's `contextWindow` (crates/wasm/src/window.rs). */
+  /** JSON of `SegmentFit` from the JSON of `GuardSettings` and the classifier's `contextWindow` (crates/wasm/src/segment_fit.rs). */
   fitSegment(settings: string, contextWindow: number | undefined): string;
   /**
    * Step one of a run-end pass: the UTF-8 JSON of `PassInput` with long text blocks as
@@ -139,7 +139,7 @@ export interface GuardSettings {
   waitForJudge: boolean;
 }
 
-/** `maxSegmentChars` as the classifier's window allows (guard/window.rs); `warning` names the key when it was clipped. */
+/** `maxSegmentChars` as the classifier's window allows (guard/segment_fit.rs); `warning` names the key when it was clipped. */
 export interface SegmentFit {
   maxSegmentChars: number;
   warning?: string;

@@ -74,7 +74,7 @@ function textsOutOfLine(message: unknown, texts: string[]): unknown {
 }
 
 /**
- * What the statistics read, as columns (crates/core/src/guard/stats/columns.rs): the
+ * What the statistics read, as columns (crates/guard-read/src/stats/columns.rs): the
  * edited messages' shape, their texts' heads joined, the records and
  * compactions six numbers each, and the images' base64, which stays here.
  */
@@ -142,7 +142,7 @@ function headUnits(heads: string): Uint8Array {
 type Template = [string, string];
 
 /**
- * A request as the core sends it (guard/json.rs `requests_compact`): a segment's chunk questions as their
+ * A request as the core sends it (guard/wire.rs `requests_compact`): a segment's chunk questions as their
  * wording, a state whose head (the fields before `output_size`) is an earlier request's as `head`, and
  * questions that are an earlier request's as `questionsOf`.
  */
@@ -301,8 +301,8 @@ export const guardCore = {
     JSON.parse(wasm.withholdSecrets(text, JSON.stringify(patterns))),
   /** How many secrets a text holds (the step as a pass runs it, without the text written back): for the bench. */
   countSecrets: (text: string): number => wasm.countSecrets(text),
-  /** The requests of each run (guard/span.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
+  /** The requests of each run (guard/run.rs `run_lengths`), from one letter per message: see `runLengths` in checkpoint.ts. */
   runLengths: (kinds: Uint8Array): number[] => Array.from(wasm.runLengths(kinds)),
-  /** For each message (one letter each), whether it starts a run (guard/span.rs `starts_run`). */
+  /** For each message (one letter each), whether it starts a run (guard/run.rs `starts_run`). */
   runStarts: (kinds: Uint8Array): boolean[] => Array.from(wasm.runStarts(kinds), (b) => b === 1),
 };

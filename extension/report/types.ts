@@ -1,5 +1,5 @@
 // The values that cross the wasm boundary for /context. They mirror the Rust
-// structs in crates/core/src/report/ (serde, camelCase); `undefined` is Rust's None.
+// structs in crates/report/src/ (serde, camelCase); `undefined` is Rust's None.
 import type { GuardStats } from "../kept.ts";
 
 /** What the extension reads from Pi, once per open or refresh (`ContextInputs` in Rust). */

@@ -2,7 +2,7 @@
 //! output exactly and segments respect their limits.
 #![no_main]
 
-use context_guard_core::guard::chunk::{chunk, chunk_text, segments};
+use context_guard_scan::chunk::{chunk, chunk_text, segments};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

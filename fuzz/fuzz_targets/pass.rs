@@ -2,10 +2,10 @@
 //! and the boundary forms with arbitrary bytes (input, texts, answers).
 #![no_main]
 
-use context_guard_core::entry::{ContextEntry, Message};
-use context_guard_core::guard::classify::RequestOutcome;
-use context_guard_core::guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
-use context_guard_core::guard::settings::Settings;
+use context_guard_base::entry::{ContextEntry, Message};
+use context_guard_guard::classify::RequestOutcome;
+use context_guard_guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
+use context_guard_guard::settings::Settings;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 

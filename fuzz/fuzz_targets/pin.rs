@@ -5,7 +5,7 @@
 //! stays within them.
 #![no_main]
 
-use context_guard_core::guard::pin::{Log, MAX_BREAKPOINTS};
+use context_guard_economics::pin::{Log, MAX_BREAKPOINTS};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 

@@ -1,8 +1,8 @@
 //! recall with an arbitrary pattern, offset and limit over an arbitrary text.
 #![no_main]
 
-use context_guard_core::entry::Message;
-use context_guard_core::guard::recall::{recall, RecallRequest};
+use context_guard_base::entry::Message;
+use context_guard_guard_read::recall::{recall, RecallRequest};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 

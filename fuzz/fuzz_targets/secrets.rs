@@ -6,7 +6,7 @@
 //! chunk's edge is withheld on both sides).
 #![no_main]
 
-use context_guard_core::guard::secrets::{redacted, Found, Secrets};
+use context_guard_scan::secrets::{redacted, Found, Secrets};
 use libfuzzer_sys::fuzz_target;
 
 /// The text as the step should send it: the pieces between the spans, a placeholder for each span.

@@ -1,7 +1,7 @@
 //! Settings from arbitrary text, and `/guard on|off` rewriting it.
 #![no_main]
 
-use context_guard_core::guard::settings::{parse, set_enabled};
+use context_guard_guard::settings::{parse, set_enabled};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

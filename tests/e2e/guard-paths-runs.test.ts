@@ -216,7 +216,7 @@ test(`Pi ${piVersion}: a user abort while the classifier hangs changes nothing a
 });
 
 test(`Pi ${piVersion}: deferred old exchanges are omitted at a later run end, once their savings pay off`, async () => {
-  // The rule (crates/core/src/guard/exchange.rs `pays_off`, docs/GUARD.md "Whole items"): the
+  // The rule (crates/guard/src/exchange.rs `pays_off`, docs/GUARD.md "Whole items"): the
   // unrelated exchanges of one run end are omitted together when they save ≥ exchangeMinSavingChars
   // (8,000) and saved × requests so far (assistant entries in the context) ≥ 16 × the cache they
   // rewrite (the context from the first omitted prompt on, beyond what the pass's other edits

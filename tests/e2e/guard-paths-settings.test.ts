@@ -29,7 +29,7 @@ const smallItems = (calls: ClassifierCall[]) => calls.flatMap((c) => Object.valu
 
 test(`Pi ${piVersion}: recall matches within each line's first 4,000 characters and returns whole lines`, async () => {
   // The window counts JavaScript characters (UTF-16 units) and never splits a
-  // surrogate pair (crates/core/src/guard/recall.rs MATCH_WINDOW, text.rs js_prefix).
+  // surrogate pair (crates/guard-read/src/recall.rs MATCH_WINDOW, text.rs js_prefix).
   const lines = [
     "short line with NEEDLE", // 1: matches
     `${"a".repeat(3_994)}NEEDLE${"b".repeat(1_000)}`, // 2: ends at character 4,000: matches, returned whole

@@ -1,6 +1,6 @@
 // The segment size follows the classifier inside real Pi (issue 9 part 4): a
 // stand-in classifier registered with a small `contextWindow` clips a larger
-// `maxSegmentChars` (the core's rule, crates/core/src/guard/window.rs), every
+// `maxSegmentChars` (the core's rule, crates/guard/src/segment_fit.rs), every
 // request's chunk texts stay under the clipped size and the whole request
 // under the window at 2.5 characters a token, and the warning naming the key
 // comes once. The same run with the stand-in's usual window sends larger
@@ -16,7 +16,7 @@ import { type ClassifierCall, startSession } from "../harness/session.ts";
 // for a segment of some thousands in a 20,000-token window (50,000 characters).
 const SETTINGS = { model: "fakejev/jev-test", maxSegmentChars: 40_000, historyExchanges: 0 };
 const WINDOW = 20_000;
-/** guard/window.rs CHARS_PER_TOKEN_TENTHS. */
+/** guard/segment_fit.rs CHARS_PER_TOKEN_TENTHS. */
 const CHARS_PER_TOKEN = 2.5;
 
 /** A log of distinct lines, under Pi's 50 KB bash output cap. */

@@ -56,7 +56,7 @@ test("figures: context as Pi counts it, aborted and failed replies left out of t
   assert.deepEqual([f.cost.total, f.cost.cacheReadTokens, f.cost.cacheWriteTokens], [0.75, 100, 200]);
 });
 
-test("requests after a run: a steering message belongs to its run, as runLengths counts runs (one rule, guard/span.rs)", () => {
+test("requests after a run: a steering message belongs to its run, as runLengths counts runs (one rule, guard/run.rs)", () => {
   const user = (id: string) => ({ type: "message", id, message: { role: "user", content: "q" } });
   const calls = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [{ type: "toolCall", id: `c-${id}`, name: "bash" }] } });
   const reply = (id: string) => ({ type: "message", id, message: { role: "assistant", content: [] } });

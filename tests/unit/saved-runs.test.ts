@@ -25,7 +25,7 @@ test("runLengths: each prompt starts a run of the replies after it, the last run
   assert.deepEqual(runLengths([]), []);
 });
 
-test("runLengths: a steering message continues its run, as the pass's run does (guard/span.rs run_lengths)", () => {
+test("runLengths: a steering message continues its run, as the pass's run does (guard/run.rs run_lengths)", () => {
   // Sent while the agent worked: after a tool result, or after a call with a custom notice between.
   assert.deepEqual(runLengths([user, call, result, user, call, result, reply, user, reply]), [3, 1]);
   assert.deepEqual(runLengths([user, call, result, call, notice, user, reply]), [3]);

@@ -9,8 +9,9 @@
 //! back as ranges of the texts the extension already has. Each export only
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
-use context_guard_core::guard::{checkpoint, pass, recall, render, settings, span};
-use context_guard_core::text;
+use context_guard_base::text;
+use context_guard_guard::{checkpoint, pass, render, run, settings};
+use context_guard_guard_read::recall;
 use wasm_bindgen::prelude::*;
 
 /// `Parsed` (`{ settings, warnings }`) from the settings file's text (`""` for no file).
@@ -55,8 +56,9 @@ impl Pass {
         self.planned.state.held()
     }
 
+    // This doc comment is copied into pkg/'s JS glue, so it keeps the module's
     /// The JSON text of `ClassifierContext[]`, one request each, in order, in
-    /// the compact form `guard/wasm.ts` writes out (`json::requests_compact`:
+    /// the compact form `guard/wasm.ts` writes out (`wire::requests_compact`:
     /// chunk questions as their wording, parts sent already as `head` and
     /// `questionsOf`); chunks of an out-of-line text come as `[text, start,
     /// end]` (see `pass::plan_json`). Moved out: a second call gives `""`.
@@ -130,7 +132,7 @@ pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
 /// A chat model as the judge: its system prompt.
 #[wasm_bindgen(js_name = judgeSystemPrompt)]
 pub fn judge_system_prompt() -> String {
-    context_guard_core::guard::judge::SYSTEM.to_string()
+    context_guard_guard::judge::SYSTEM.to_string()
 }
 
 /// A chat model as the judge: the user message for one request, from the
@@ -139,7 +141,7 @@ pub fn judge_system_prompt() -> String {
 /// goes back to `finishPass` as a `replied` outcome.
 #[wasm_bindgen(js_name = judgePrompt)]
 pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
-    context_guard_core::guard::judge::prompt(state, questions)
+    context_guard_guard::judge::prompt(state, questions)
         .ok_or_else(|| JsError::new("judge questions: each must be [id, type, instructions, [[key, text], …]]"))
 }
 
@@ -148,14 +150,14 @@ pub fn judge_prompt(state: &str, questions: &str) -> Result<String, JsError> {
 /// corpus tests and the benchmark.
 #[wasm_bindgen(js_name = withholdSecrets)]
 pub fn withhold_secrets(text: &str, patterns: &str) -> String {
-    context_guard_core::guard::secrets::withhold_text_json(text, patterns)
+    context_guard_scan::secrets::withhold_text_json(text, patterns)
 }
 
 /// How many secrets `text` holds (`guard::secrets::Secrets::find`): the
 /// step as a pass runs it, for the benchmark, without writing the text back.
 #[wasm_bindgen(js_name = countSecrets)]
 pub fn count_secrets(text: &str) -> usize {
-    context_guard_core::guard::secrets::Secrets::new(&[]).find(text).len()
+    context_guard_scan::secrets::Secrets::new(&[]).find(text).len()
 }
 
 /// `RecallReply` for a `RecallRequest`.
@@ -177,22 +179,23 @@ pub fn tool_label(tool: &str, args: &str) -> String {
     render::tool_label_json(tool, args)
 }
 
-/// The provider requests of each run of a branch (`span::run_lengths`), from
+// This doc comment is copied into pkg/'s JS glue, so it keeps the module's
+/// The provider requests of each run of a branch (`run::run_lengths`), from
 /// one letter per message (`u`, `a`, `t`, `r`, `c`, other): the one
 /// definition of a run, for the `median` estimator of later requests.
 #[wasm_bindgen(js_name = runLengths)]
 pub fn run_lengths(kinds: &[u8]) -> Vec<u32> {
-    let kinds: Vec<span::Kind> = kinds.iter().map(|&b| span::Kind::from_byte(b)).collect();
-    span::run_lengths(&kinds).into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
+    let kinds: Vec<run::Kind> = kinds.iter().map(|&b| run::Kind::from_byte(b)).collect();
+    run::run_lengths(&kinds).into_iter().map(|n| u32::try_from(n).unwrap_or(u32::MAX)).collect()
 }
 
 /// For each message (one letter each, as `runLengths` takes them), 1 where it
-/// starts a run (`span::starts_run`), else 0: the audit's later requests count
+/// starts a run (`run::starts_run`), else 0: the audit's later requests count
 /// runs by the same definition.
 #[wasm_bindgen(js_name = runStarts)]
 pub fn run_starts(kinds: &[u8]) -> Vec<u8> {
-    let kinds: Vec<span::Kind> = kinds.iter().map(|&b| span::Kind::from_byte(b)).collect();
-    (0..kinds.len()).map(|i| u8::from(span::starts_run(&kinds, i))).collect()
+    let kinds: Vec<run::Kind> = kinds.iter().map(|&b| run::Kind::from_byte(b)).collect();
+    (0..kinds.len()).map(|i| u8::from(run::starts_run(&kinds, i))).collect()
 }
 
 /// A count as notes and the status bar show it: `950`, `1.2k`, `36.1k`, `1.3M`.
@@ -206,7 +209,7 @@ pub fn short_count(n: f64) -> String {
 /// The `/guard` report, from the JSON text of a `SummaryInput`.
 #[wasm_bindgen(js_name = guardSummary)]
 pub fn guard_summary(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::summary::summary_json(input).map_err(|e| JsError::new(&e))
+    context_guard_guard_read::summary::summary_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The guard's net effect on the main model's bill so far: the JSON text of a
@@ -214,7 +217,7 @@ pub fn guard_summary(input: &str) -> Result<String, JsError> {
 /// `Bill` as JSON out.
 #[wasm_bindgen(js_name = guardBill)]
 pub fn guard_bill(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::bill::bill_json(input).map_err(|e| JsError::new(&e))
+    context_guard_economics::bill::bill_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The one money answer for a net effect in dollars (`guard::bill::answer`):
@@ -222,7 +225,7 @@ pub fn guard_bill(input: &str) -> Result<String, JsError> {
 #[wasm_bindgen(js_name = moneyAnswer)]
 pub fn money_answer(net_usd: f64, whose: &str) -> String {
     let net = if net_usd.is_finite() { net_usd } else { 0.0 };
-    context_guard_core::guard::bill::answer(net, &text::sanitize_line(whose, 80))
+    context_guard_economics::bill::answer(net, &text::sanitize_line(whose, 80))
 }
 
 /// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
@@ -230,7 +233,7 @@ pub fn money_answer(net_usd: f64, whose: &str) -> String {
 /// checkpoint's edits keep it under the threshold, the line `/guard` shows).
 #[wasm_bindgen(js_name = beforeCompaction)]
 pub fn before_compaction(input: &str) -> Result<String, JsError> {
-    context_guard_core::guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
+    context_guard_guard::compaction::decide_json(input).map_err(|e| JsError::new(&e))
 }
 
 /// The audit's candidates (`guard::audit`): the same input forms as
@@ -243,5 +246,5 @@ pub fn audit_candidates(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<S
     // beside 280 MB of buffers: a 200 MB session took minutes). Freed, the room stays dlmalloc's.
     drop(Vec::<u8>::with_capacity(texts.len().saturating_mul(2).saturating_add(input.len().saturating_mul(8))));
     let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
-    Ok(context_guard_core::guard::audit::candidates_json(&input))
+    Ok(context_guard_guard_read::audit::candidates_json(&input))
 }

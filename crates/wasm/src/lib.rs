@@ -6,18 +6,21 @@
 //! objects field by field, and it keeps that converter's code out of the
 //! binary. No decision is made here; errors become JavaScript exceptions that
 //! the extension catches at its edge.
+//!
+//! The core is the crates beside this one (`context-guard-base`, `-report`,
+//! `-scan`, `-economics`, `-guard`, `-guard-read`); each export names the one
+//! it calls.
 
-use context_guard_core as core;
 use wasm_bindgen::prelude::*;
 
 mod guard;
 mod pin;
 mod report;
+mod segment_fit;
 mod stats;
-mod window;
 
 /// The core's version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    core::VERSION.to_string()
+    context_guard_base::VERSION.to_string()
 }

@@ -3,7 +3,7 @@
 //! extension never needs to see). The request body crosses as its JSON text,
 //! the plan comes back as JSON text (`guard/pin.rs`'s `Plan`).
 
-use context_guard_core::guard::pin;
+use context_guard_economics::pin;
 use wasm_bindgen::prelude::*;
 
 /// `guard::pin::Log`, for one session.

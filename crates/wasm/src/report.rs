@@ -1,6 +1,6 @@
 //! The `/context` report across the boundary: one call per open or refresh.
 
-use context_guard_core::report::{self, MessageText};
+use context_guard_report::{self as report, MessageText};
 use wasm_bindgen::prelude::*;
 
 // Declared here rather than taken as `js_sys::Function`: linking js-sys for
@@ -54,5 +54,5 @@ pub fn build_report(
 /// an error message from Pi).
 #[wasm_bindgen(js_name = sanitizeLine)]
 pub fn sanitize_line(text: &str, max: usize) -> String {
-    context_guard_core::text::sanitize_line(text, max)
+    context_guard_base::text::sanitize_line(text, max)
 }

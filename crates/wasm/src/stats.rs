@@ -1,7 +1,7 @@
 //! The guard's figures across the boundary at every redraw of the status bar
 //! (and for `/guard` and `/context`): columns in, one short JSON text out.
 
-use context_guard_core::guard::stats;
+use context_guard_guard_read::stats;
 use wasm_bindgen::prelude::*;
 
 // Declared here rather than taken as `js_sys::Function`, as `report.rs` does

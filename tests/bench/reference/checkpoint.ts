@@ -1,6 +1,6 @@
 // A straightforward TypeScript version of one mid-run checkpoint (docs/GUARD.md
 // "Mid-run checkpoints") for large outputs, written plainly for the benchmark:
-// the same steps as the Rust core (crates/core/src/guard/checkpoint/, with
+// the same steps as the Rust core (crates/guard/src/checkpoint/, with
 // pass/plan.rs's `plan_items`, cache.rs's rewrite measure, items.rs's
 // `superseded_by`, decide/request.rs's checkpoint wording, then pass/finish.rs)
 // from the same projected entries, so the two can be timed against each other

@@ -1,7 +1,7 @@
 // A straightforward TypeScript version of the run-end pass for large outputs,
 // written plainly for the benchmark: the same steps as the Rust core
-// (crates/core/src/guard/: span.rs, chunk/, decide/, render.rs, pass/) from the
-// same projected entries, so the two can be timed against each other in one
+// (crates/guard/src/: run.rs, decide/, render.rs, pass/; crates/scan/src/chunk/)
+// from the same projected entries, so the two can be timed against each other in one
 // process and checked to agree (the benchmark compares the requests and the
 // replacement texts). Whole items (small outputs, old exchanges, old images)
 // are left out: the benchmark's session has none, so they cost the core
@@ -95,7 +95,7 @@ export function toolLabel(tool: string, args: Record<string, unknown>): string {
 }
 
 // ---------------------------------------------------------------------------
-// The run and its large outputs (span.rs)
+// The run and its large outputs (run.rs)
 
 export const blocksText = (blocks: unknown) =>
   Array.isArray(blocks)

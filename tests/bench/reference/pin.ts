@@ -1,6 +1,6 @@
 // A straightforward TypeScript version of the cache pin's step (docs/GUARD.md
 // "The cache pin (Anthropic)"; the product's version is
-// crates/core/src/guard/pin), for the benchmark only: the same rules over the
+// crates/economics/src/pin), for the benchmark only: the same rules over the
 // payload object as Pi hands it, each prefix identified by a running SHA-1 over
 // each block's JSON without its `cache_control`.
 import { createHash } from "node:crypto";

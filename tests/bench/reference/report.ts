@@ -1,6 +1,6 @@
 // A straightforward TypeScript version of the /context report, written plainly
 // for the benchmark: the same inputs and outputs as the Rust core
-// (crates/core/src/report/), so the two can be timed against each other in one
+// (crates/report/src/), so the two can be timed against each other in one
 // process and checked to agree. Not used by the extension.
 import type { ContextInputs, ContextReport, Hue, Kind, Largest, Row } from "../../../extension/report/types.ts";
 

@@ -1,5 +1,5 @@
 // A straightforward TypeScript version of the status bar's savings
-// recomputation (crates/core/src/guard/stats/), for the benchmark to compare
+// recomputation (crates/guard-read/src/stats/), for the benchmark to compare
 // against: same inputs (Pi's projected entries and the branch's records and
 // compactions), same figures. Not used by the extension.
 
