@@ -39,3 +39,7 @@ lint:
 format:
     node_modules/.bin/biome format --write
     cargo fmt --all
+
+# The TypeScript types of the /context report, generated from the Rust structs into extension/generated/
+gen-types:
+    sh scripts/gen-types.sh

@@ -555,7 +555,7 @@ export function judgeSystemPrompt() {
 
 /**
  * Before step two, when the judge answered after the boundary the pass was
- * planned at (guard.md §5a): checks and re-weighs the plan against the
+ * planned at (docs/GUARD.md, "Nobody waits for the judge"): checks and re-weighs the plan against the
  * context now, the `PassInput` in `planPass`'s form, `ms` after planning at
  * the entry `anchor` (`pass::land`). The ids of the items dropped, one a line.
  * @param {Pass} pass

@@ -204,6 +204,7 @@ all_steps() {
   cargo_tests "cargo test" cargo test --quiet --workspace
   check "TypeScript type check" tsc -p tsconfig.json
   check "Biome: TypeScript format and lint" biome ci --reporter=summary
+  check "extension/generated/ is what the crates give" sh scripts/gen-types.sh --check
   node_tests "TypeScript unit tests" "" 'tests/unit/*.test.ts'
   e2e 1.6.0
   e2e 1.3.0

@@ -1,5 +1,7 @@
-// The values that cross the wasm boundary for /context. They mirror the Rust
-// structs in crates/report/src/ (serde, camelCase); `undefined` is Rust's None.
+// The values that cross the wasm boundary for /context: the inputs, written
+// here to mirror the Rust structs in crates/report/src/input.rs (serde,
+// camelCase; `undefined` is Rust's None), and the report, generated.
+import type { ContextReport as CoreReport } from "../generated/ContextReport.ts";
 import type { GuardStats } from "../kept.ts";
 
 /** What the extension reads from Pi, once per open or refresh (`ContextInputs` in Rust). */
@@ -86,113 +88,11 @@ export interface MessageText {
   text?: string;
 }
 
-export type Hue = "hue1" | "hue2" | "hue3" | "hue4" | "hue5" | "meta" | "faint";
+// The report's own types are generated from the Rust structs (crates/report, ts-rs; scripts/gen-types.sh),
+// so the two cannot drift apart: `npm test` fails when extension/generated/ is not what the crates give.
+export type { Hue } from "../generated/Hue.ts";
+export type { Largest } from "../generated/Largest.ts";
+export type { Row } from "../generated/Row.ts";
 
-export interface Row {
-  id: string;
-  label: string;
-  tokens: number;
-  count: number;
-  percent: number;
-  cells: number;
-  /** Its one cell drawn thin: a share under half a cell (report/gauge.rs `thin`). */
-  thin: boolean;
-  hue: Hue;
-  depth: number;
-  caption: string;
-  tokensText: string;
-  percentText: string;
-}
-
-export interface Largest {
-  index: number;
-  role: string;
-  bucket: string;
-  tokens: number;
-  percent: number;
-  cells: number;
-  /** Its one cell drawn thin: a share under half a cell (report/gauge.rs `thin`). */
-  thin: boolean;
-  hue: Hue;
-  descriptor: string;
-  tokensText: string;
-  percentText: string;
-}
-
-export interface ContextReport {
-  headline: {
-    tokens?: number;
-    window?: number;
-    windowSource: "usage" | "model" | "unknown";
-    percent?: number;
-    free?: number;
-    pending: boolean;
-  };
-  threshold: {
-    state: "on" | "off" | "unknownWindow" | "invalid";
-    enabled: boolean;
-    reserve?: number;
-    reserveSource?: "modelOverride" | "settings" | "default";
-    modelKey?: string;
-    at?: number;
-    headroom?: number;
-    problem?: string;
-  };
-  windowGauge: {
-    filled: number;
-    of: number;
-    thresholdCell?: number;
-    basis: "host" | "estimate" | "none";
-    verdict: "ok" | "near" | "over" | "unknown";
-  };
-  estimate: number;
-  rows: Row[];
-  drift: {
-    host?: number;
-    estimate: number;
-    difference?: number;
-    note: "none" | "unattributed" | "hostCountsMessagesOnly" | "estimateAbove" | "unknown";
-  };
-  history: { count: number; latest?: { tokensBefore: number; tokensAfter: number; summaryTokens: number } };
-  requests: {
-    count: number;
-    first: number;
-    peak: number;
-    peakAt: number;
-    last: number;
-    compactions: number;
-    edits: number;
-    cache?: { read: number; written: number; uncached: number };
-    cost?: number;
-  };
-  /** The guard's part by kind, and its outputs recalled after it kept them out, by tool. */
-  keptDetail?: {
-    kinds: { kind: "large" | "small" | "exchange" | "image"; items: number; chars: number }[];
-    tools: { tool: string; keptOut: number; recalled: number }[];
-    keptOut: number;
-    recalled: number;
-  };
-  /** The series as collected (added by `readReport`, not by the core): the screen draws it. */
-  series?: { tokens: number[]; marks: number[] };
-  largest: Largest[];
-  compacted?: { before: number; after: number; afterIsEstimate: boolean; line: string };
-  sentences: {
-    headline: string;
-    threshold: string;
-    composition: string;
-    /** What the rows' bars mean. */
-    bars: string;
-    drift: string;
-    history: string;
-    requests: string;
-    cache?: string;
-    cost?: string;
-    guard?: string;
-    keptKinds?: string[];
-    recalled?: string;
-    /** The guard's net effect on the main model's bill so far (an estimate; the guard computes it). */
-    bill?: string;
-  };
-  /** The plain-text report, for every mode but the TUI. */
-  text: string;
-}
+/** The report as the core builds it, with the series `readReport` adds for the screen (not the core's). */
+export type ContextReport = CoreReport & { series?: { tokens: number[]; marks: number[] } };

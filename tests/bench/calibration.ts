@@ -25,7 +25,7 @@
  * timed 19.2 ms (run-end pass, rg -C 2), 22.2 ms (checkpoint) and 3.24 ms
  * (/context report). Derived on 2026-12-01 by timing this workload and those
  * references on another machine of the kind and scaling by the references'
- * ratio (docs/DESIGN.md, "Where the numbers come from").
+ * ratio (docs/NUMBERS.md, "The bench check's scale and leeway").
  */
 export const REFERENCE_MS = 2.8;
 

@@ -53,7 +53,8 @@ function importGraph(): Graph {
 
 function partOf(module: string): Part | undefined {
   if (module === "index.ts") return "entry";
-  if (!module.includes("/")) return "base";
+  // generated/: the boundary's types from the Rust structs (scripts/gen-types.sh), types only, under the base.
+  if (!module.includes("/") || module.startsWith("generated/")) return "base";
   const folder = module.slice(0, module.indexOf("/"));
   return folder === "report" || folder === "guard" || folder === "audit" ? folder : undefined;
 }

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Which of the three steps gave the reserve.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ReserveSource {

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::read::Fields;
 
 /// The figures `/guard`, the status bar and `/context` show.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
@@ -38,6 +39,7 @@ pub struct Stats {
 /// The guard's net effect on the main model's bill so far, an estimate
 /// (`guard::bill` computes it; docs/GUARD.md "What it saved so far"): reads
 /// saved − rewrites paid − judge paid, each in tokens and dollars.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Bill {

@@ -3,26 +3,26 @@
 //!
 //! For: text (JavaScript length) and images (by pixels, from the header's
 //! dimensions), so the guard's savings, its records and `/context` count the
-//! same way (product.md "Together"). Not for: deciding what to remove.
+//! same way (docs/CONTEXT.md, "The numbers"). Not for: deciding what to remove.
 //!
 //! An image is worth width × height ÷ 750 tokens, at most 6,700, and 1,600
-//! when its header cannot be read (guard.md §4 "Old images", seed 001 `size.ts`),
+//! when its header cannot be read (docs/GUARD.md, "Whole items": old images),
 //! at 4 characters per token. Dimensions come from the `imagesize` crate over
 //! the decoded start of the base64 data: only a prefix is decoded, since the
 //! header is at the start (a JPEG's frame header can follow a large EXIF block,
 //! so the prefix grows until the header is found or the data ends).
 //!
-//! Thinking and `!` shell commands count as seed 001's `size.ts` counts them
-//! (its DESIGN.md: "thinking signatures at half"): a thinking block is its
-//! text plus half its signature (rounded up), a `bashExecution` message its
-//! command plus its output, as Pi's `estimateTokens` counts it, and nothing
-//! when `excludeFromContext` (`!!`) keeps it out of what the model is sent.
+//! Thinking and `!` shell commands count as the original guard counted them:
+//! a thinking block is its text plus half its signature (rounded up), a
+//! `bashExecution` message its command plus its output, as Pi's
+//! `estimateTokens` counts it, and nothing when `excludeFromContext` (`!!`)
+//! keeps it out of what the model is sent.
 //! `/context`'s rows do not read this model: they are Pi's `estimateTokens`.
 
 use crate::entry::{Block, Content, Message};
 use crate::text::js_len;
 
-/// Pixels per token (Anthropic's image token estimate, used by seed 001).
+/// Pixels per token (Anthropic's image token estimate, the original guard's too).
 pub const PIXELS_PER_TOKEN: u64 = 750;
 /// Tokens of an image whose header cannot be read.
 pub const UNREADABLE_IMAGE_TOKENS: u64 = 1600;
@@ -139,7 +139,7 @@ pub fn block_chars(block: &Block) -> usize {
 }
 
 /// Characters of a thinking block from the JavaScript lengths of its text and
-/// its signature: the signature at half, rounded up (seed 001 `size.ts`).
+/// its signature: the signature at half, rounded up (as the original guard).
 pub fn thinking_chars(thinking: usize, signature: usize) -> usize {
     thinking.saturating_add(signature.div_ceil(2))
 }

@@ -193,8 +193,8 @@ pub fn js_suffix(s: &str, max: usize) -> &str {
 pub const CLIP_MARK: &str = "\n[…]\n";
 
 /// `s` cut to at most `max` JavaScript characters, keeping 70% head and the
-/// tail around a `[…]` line (guard.md §2: the start of a question or answer
-/// usually states it, the end usually concludes it).
+/// tail around a `[…]` line (the original guard's clipping: the start of a
+/// question or answer usually states it, the end usually concludes it).
 ///
 /// When `max` is too small to hold the marker the head alone is kept.
 pub fn clip_middle(s: &str, max: usize) -> String {

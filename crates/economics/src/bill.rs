@@ -149,7 +149,7 @@ impl Event {
                 Some(Event::Record {
                     kept_chars: kept_chars(data.get("results").unwrap_or(&Value::Null)),
                     cost_usd: amount(data.get("costUsd").and_then(Value::as_f64)),
-                    // An opening pass's, or answers that landed in a prompt's first request (§5a).
+                    // An opening pass's, or a background judge's answers that landed in a prompt's first request.
                     opening: data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed))
                         || data.pointer("/late/inRequest").and_then(Value::as_bool).unwrap_or(false),
                 })

@@ -1,7 +1,7 @@
 //! The prompt cache as the guard's cost rules see it: how much of the context
-//! an edit makes the main model's provider write again (guard.md §4 run-end
-//! break-even, §7 checkpoint break-even, §8), and the break-even decisions
-//! that weigh it, as the record keeps them.
+//! an edit makes the main model's provider write again (docs/GUARD.md, "When
+//! an edit pays off" and "The cache pin (Anthropic)"), and the break-even
+//! decisions that weigh it, as the record keeps them.
 //!
 //! For: the one rewrite measure every break-even reads ([`Rewrite`]), by the
 //! main model's provider and, for Anthropic, the cache pin's read points; the
@@ -26,7 +26,8 @@ pub struct MainModel {
     /// Pi's API id, such as `anthropic-messages`, `openai-codex-responses`.
     pub api: String,
     /// `pinAnthropicCache`: the pin places the question's breakpoint and the
-    /// read points (§8). Off, an Anthropic edit rewrites the whole context (§7).
+    /// read points. Off, an Anthropic edit rewrites the whole context (Pi marks
+    /// only the system prompt, the tools and the last message).
     pub pin: bool,
     /// The tool_use ids (as Anthropic sees them) of the cache entries the
     /// pin's log holds for this model within the TTL, unchanged at the last
@@ -138,12 +139,12 @@ impl MainModel {
 #[serde(rename_all = "kebab-case")]
 pub enum Cache {
     /// OpenAI Codex: after any edit the next request reads nothing from the
-    /// cache (seed 001 RESULTS.md "Long autonomous runs": 2,560 or 0 tokens
-    /// read after every checkpoint measured, wherever the edit was).
+    /// cache (the original guard measured 2,560 or 0 tokens read after every
+    /// checkpoint, wherever the edit was).
     OpenAiCodex,
     /// Anthropic: the next request reads up to its latest breakpoint before
     /// the first edit that is still cached: a read point or the question the
-    /// pin marks (§8); everything after it is written again.
+    /// pin marks; everything after it is written again.
     Anthropic,
     /// Any other provider: a prefix cache, rewritten from the first edited entry on.
     #[default]
@@ -151,11 +152,11 @@ pub enum Cache {
 }
 
 impl Cache {
-    /// The checkpoint break-even's factor (guard.md §7): 13 with the whole
-    /// context for OpenAI Codex (seed 001: each checkpoint "pays back after
-    /// about 8–10 later requests", so 13 leaves a margin); 16 otherwise
-    /// (writing costs 12.5× reading on Anthropic, CACHE.md; the same 16 as the
-    /// run-end exchange rule).
+    /// The checkpoint break-even's factor in tokens (docs/GUARD.md, "When an
+    /// edit pays off"): 13 with the whole context for OpenAI Codex (the
+    /// original guard's checkpoints paid back after about 8–10 later requests,
+    /// so 13 leaves a margin); 16 otherwise (writing costs 12.5× reading on
+    /// Anthropic; the same 16 as the run-end exchange rule).
     pub fn checkpoint_factor(self) -> usize {
         match self {
             Cache::OpenAiCodex => 13,
@@ -367,12 +368,12 @@ impl Rewrite {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {
-    /// Run end: the unrelated old exchanges together (§4).
+    /// Run end: the unrelated old exchanges together (`exchangeBreakEven`).
     #[default]
     Exchanges,
-    /// Run end: the old images from before the run's prompt together (§4).
+    /// Run end: the old images from before the run's prompt together (the same gate).
     Images,
-    /// A mid-run checkpoint's batch (§7).
+    /// A mid-run checkpoint's batch (`midRunBreakEven`).
     Checkpoint,
     /// Run end: the large and small outputs whose edits go (`pass::gate`).
     Outputs,

@@ -1,6 +1,7 @@
-//! When an edit pays off (guard.md §7, issue 20): the one expected-value rule
-//! that every edit with a cache cost goes through (a mid-run checkpoint's
-//! batch, and at run end the old exchanges and the old images together).
+//! When an edit pays off (docs/GUARD.md, same heading; issue 20): the one
+//! expected-value rule that every edit with a cache cost goes through (a
+//! mid-run checkpoint's batch, and at run end the old exchanges and the old
+//! images together).
 //!
 //! An edit pays off when what it is expected to save on the later requests is
 //! at least what it costs now:
@@ -16,8 +17,8 @@
 //! off, that request writes them at the writing price where it would have
 //! read the whole measure at the reading price; the difference is the premium
 //! on what is written, and the reading price of what went, which is the first
-//! of the later requests' savings. (The seed's rule in tokens, below, keeps
-//! its own measure: its factors were set on it.)
+//! of the later requests' savings. (The original guard's rule in tokens,
+//! below, keeps its own measure: its factors were set on it.)
 //!
 //! Prices are the main model's, from Pi's catalog (`model.cost`, dollars per
 //! million tokens; the tier for the context's size where the catalog has
@@ -26,7 +27,7 @@
 //! paid at `cacheWrite` where the catalog has one (Anthropic), else at `input`
 //! (prefix caches with no write premium, such as OpenAI's), instead of being
 //! read. Where the catalog has no cache price (or a zero one) the same rule
-//! runs in tokens with the seed's factors (`Cache::checkpoint_factor`: 13, 16):
+//! runs in tokens with the original guard's factors (`Cache::checkpoint_factor`: 13, 16):
 //! `expected removed × later ≥ factor × rewritten`.
 //!
 //! For: [`Prices`] (read from the catalog's entry), [`PRIOR_SHARE_PERMILLE`]
@@ -45,8 +46,8 @@ use serde_json::Value;
 /// The share of judged characters an edit is expected to remove before the
 /// session has a pass of its own to learn from (issue 20: a documented prior).
 /// The economy suite's oracle stand-in removed 0.8–0.95 of what it judged;
-/// seed 001's measured runs kept 8–30% of large outputs. 0.6 is below both,
-/// so a first checkpoint is not taken on a guess that flatters it.
+/// the original guard's measured runs kept 8–30% of large outputs. 0.6 is
+/// below both, so a first checkpoint is not taken on a guess that flatters it.
 pub const PRIOR_SHARE_PERMILLE: usize = 600;
 
 /// How much the prior weighs against what the session's passes show: as
@@ -141,7 +142,7 @@ pub fn micros_of(chars: usize, per_million: f64) -> usize {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Estimator {
-    /// The seed's: as many turns as the run has had so far.
+    /// The original guard's: as many turns as the run has had so far.
     Turns,
     /// As many requests as the session has had so far: an edit stays out for
     /// the rest of the session, not only the run.
@@ -194,7 +195,7 @@ pub fn later_requests(estimator: Estimator, turns: usize, session: usize, earlie
 }
 
 /// The requests expected after a run end: the session's so far, whatever the
-/// estimator (the seed's run-end rule). An edit at run end stays out for every
+/// estimator (the original guard's run-end rule). An edit at run end stays out for every
 /// later run of the session, not only the next, so the next run's length
 /// (what `median` would give) is too short a horizon; the session so far is
 /// the same guess as "as many turns again" one level up.

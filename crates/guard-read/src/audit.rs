@@ -40,7 +40,7 @@ pub struct Candidate {
     /// Characters its edit could keep out (an image: before minus its stub).
     pub chars: usize,
     pub rewrite: Measured,
-    /// A later call of its run outdated it (§7 "Superseded").
+    /// A later call of its run outdated it (a re-read or edit, a rerun).
     pub superseded: bool,
     /// The run end (0-based) at which it is first a candidate.
     pub run: usize,

@@ -1,4 +1,4 @@
-//! What the `recall` tool returns (guard.md §10).
+//! What the `recall` tool returns (docs/GUARD.md, "`recall`").
 //!
 //! For: the text of a recalled tool output, whole or searched with `pattern`
 //! or windowed with `offset`/`limit`, within the caps of Pi's `read` tool, and
@@ -6,7 +6,7 @@
 //! calls `getEntry` and hands the raw message over) or attaching images (the
 //! reply names which image blocks to attach).
 //!
-//! **Deliberate change from seed 001:** `pattern` is `regex-lite` syntax, not a
+//! **Deliberate change from the original guard:** `pattern` is `regex-lite` syntax, not a
 //! JavaScript regex. regex-lite matches in time linear in the text (times the
 //! compiled pattern's size, which is bounded here), so no sandbox or timeout is
 //! needed. It has no look-around and no back-references; those answer with an
@@ -14,9 +14,9 @@
 //!
 //! Recalling a user prompt returns the transcript of its exchange (`## user`,
 //! `## assistant` with `[tool call]` lines, `## tool result (tool)`, `## custom
-//! message (type)`), with the user's images attached: for an omitted exchange
-//! (§4) exactly the entries its record lists, for any other prompt the entries
-//! up to the next prompt (seed 001 REFERENCE.md "Recall").
+//! message (type)`), with the user's images attached: for an exchange the
+//! guard omitted exactly the entries its record lists, for any other prompt the
+//! entries up to the next prompt, as the original guard's `recall` did.
 
 use regex_lite::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -32,11 +32,11 @@ pub const MAX_LINES: usize = 2000;
 /// taken as 50 × 1,024 JavaScript characters because the reply is a
 /// JavaScript string (for ASCII that is exactly 50 KB of UTF-8).
 pub const MAX_CHARS: usize = 50 * 1024;
-/// Longest accepted pattern (seed 001 REFERENCE.md: ≤ 500 chars).
+/// Longest accepted pattern (the original guard's limit: ≤ 500 chars).
 pub const MAX_PATTERN: usize = 500;
-/// Each line is matched on its first this many characters (seed 001).
+/// Each line is matched on its first this many characters (as the original guard).
 pub const MATCH_WINDOW: usize = 4000;
-/// Images attached to a plain recall at most (§10).
+/// Images attached to a plain recall at most (the original guard's 6).
 pub const MAX_IMAGES: usize = 6;
 /// regex-lite's search time is O(compiled pattern size × text searched), so a
 /// pattern's compiled size (regex-lite's `size_limit` unit, about bytes of
@@ -281,7 +281,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The transcript of an exchange (§10): the prompt, then exactly the entries
+/// The transcript of an exchange: the prompt, then exactly the entries
 /// the record lists as omitted (without a record, or a record without ids:
 /// the entries up to the next prompt), and the `[entry, block]` of every user
 /// image.

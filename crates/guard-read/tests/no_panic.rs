@@ -1,5 +1,5 @@
-//! The guard core never panics, whatever it is given (product.md: "The core
-//! never panics on any input (fuzz it)").
+//! The guard core never panics, whatever it is given: a panic must never
+//! reach Pi, so every entry point is fuzzed and tested on any input.
 //!
 //! A deterministic randomized test that runs with `cargo test` on stable:
 //! thousands of generated inputs built from the pieces that stress each step

@@ -1,5 +1,5 @@
-//! Native timing of a run-end pass over 1 MB of candidate output (product.md
-//! "Budgets": a pass's own work ≤ 15 ms for any shape of output).
+//! Native timing of a run-end pass over 1 MB of candidate output (its budget:
+//! a pass's own work ≤ 15 ms for any shape of output).
 //!
 //! `cargo run --release -p context-guard-guard --example pass_timing`
 //!

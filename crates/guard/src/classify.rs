@@ -27,7 +27,7 @@ use crate::chunk::FastMap;
 use crate::run::{History, Run};
 use crate::text::clip_middle;
 
-/// Request limits in JavaScript characters (guard.md §3, REFERENCE.md "Data sent to Jev").
+/// Request limits in JavaScript characters (docs/GUARD.md, "What is sent to the classifier").
 pub const QUESTION_MAX: usize = 4000;
 pub const ANSWER_MAX: usize = 6000;
 pub const NOTES_MAX: usize = 2000;
@@ -194,7 +194,7 @@ impl Serialize for ClassifierContext {
 }
 
 /// The state of a request, by kind. Serialized as the inner object (Pi's
-/// `state` is any JSON object). Whole items (§4) and checkpoints (§7) add
+/// `state` is any JSON object). Whole items and mid-run checkpoints add
 /// their kinds here.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -484,24 +484,24 @@ impl RequestOutcome {
 // The state of each kind of request
 
 /// The fields every request's state opens with, for each kind of item: the
-/// situation, and the run the items are judged against (§3; §4 reuses them).
+/// situation, and the run the items are judged against (whole items reuse them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunFields {
     pub situation: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub earlier_conversation: Option<EarlierConversation>,
     pub user_question: String,
-    /// The run's answer; none at a checkpoint (§7: the run goes on).
+    /// The run's answer; none at a checkpoint (the run goes on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_answer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_notes_during_the_run: Option<String>,
-    /// At a checkpoint, in place of the answer and the notes (§7).
+    /// At a checkpoint, in place of the answer and the notes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_progress: Option<AgentProgress>,
 }
 
-/// What the agent wrote so far in a run that goes on (§7 `agent_progress`).
+/// What the agent wrote so far in a run that goes on (`agent_progress`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentProgress {
     /// The latest assistant text, ≤ 2,000.
@@ -542,14 +542,14 @@ impl RunFields {
     }
 }
 
-/// The state of a large-output request (§3), fields in the order the
+/// The state of a large-output request, fields in the order the
 /// classifier reads them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LargeState {
     #[serde(flatten)]
     pub run: RunFields,
     /// At a checkpoint: labels of the calls made after this output, oldest
-    /// first (above 30, the first and last 15 around a gap line; §7).
+    /// first (above 30, the first and last 15 around a gap line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub later_tool_calls: Option<Vec<String>>,
     /// At a checkpoint: why a later call made this output out of date.
@@ -610,7 +610,7 @@ impl Serialize for Chunks {
     }
 }
 
-/// The session before the run, empty parts left out (§3).
+/// The session before the run, empty parts left out (`earlier_conversation`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EarlierConversation {
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,4 +1,4 @@
-//! Old exchanges (guard.md §4 "Old exchanges"): a user prompt and every entry
+//! Old exchanges (docs/GUARD.md, "Whole items"): a user prompt and every entry
 //! up to the next one, judged as one item and omitted whole when unrelated to
 //! the current work.
 //!
@@ -31,17 +31,17 @@ use crate::text::{clip_middle, js_len, short_count};
 
 /// Every exchange stub starts with this (how `stats` finds them).
 pub const STUB_PREFIX: &str = "[context-guard] Omitted an earlier exchange";
-/// An exchange with less editable content is never judged (§4).
+/// An exchange with less editable content is never judged.
 pub const MIN_EXCHANGE_CHARS: usize = 2000;
-/// Request limits (§4, REFERENCE.md "Data sent to Jev").
+/// Request limits (docs/GUARD.md, "What is sent to the classifier").
 pub const PROMPT_MAX: usize = 600;
 pub const REPLY_MAX: usize = 800;
 pub const LABELS_MAX: usize = 20;
 /// The stub quotes this much of the prompt.
 pub const STUB_QUOTE: usize = 120;
 /// Break-even: saved characters × requests so far must reach this many times
-/// the extra rewrite (guard.md §7's factor for the context from the first
-/// edited entry; CACHE.md: writing costs 12.5× reading, so a rewrite of R
+/// the extra rewrite (the original guard's factor for the context from the
+/// first edited entry; writing costs 12.5× reading, so a rewrite of R
 /// costs about what reading 11.5 R more does, rounded up for the requests that
 /// do not come).
 pub const BREAK_EVEN_FACTOR: usize = 16;
@@ -175,7 +175,7 @@ pub fn spans_from(entries: &[ContextEntry], from: usize, before: usize) -> Vec<S
     out
 }
 
-/// The stub on an omitted exchange's prompt (§4).
+/// The stub on an omitted exchange's prompt.
 pub fn stub(span: &Span) -> String {
     format!(
         "{STUB_PREFIX} judged unrelated to the current work: \"{}\" ({} message{}, ~{} tokens). Full exchange: {}.",
@@ -187,7 +187,7 @@ pub fn stub(span: &Span) -> String {
     )
 }
 
-/// The exchanges that may be judged (§4): before the run, not among the last
+/// The exchanges that may be judged: before the run, not among the last
 /// `keepRecentExchanges`, completed, not already omitted, nothing edited or
 /// omitted by someone else, ≥ 2,000 editable characters, stub shorter.
 pub fn candidates(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<Span> {
@@ -321,10 +321,10 @@ pub fn unrelated(p: &PlannedExchange, outcome: &RequestOutcome, s: &Settings) ->
     }
 }
 
-/// The run-end break-even (§4), one rule for two kinds: the unrelated old
+/// The run-end break-even (`exchangeBreakEven`), one rule for two kinds: the unrelated old
 /// exchanges together (`Rule::Exchanges`: they must also save at least
 /// `exchangeMinSavingChars`) and the old images from before the run's prompt
-/// together (`Rule::Images`: no minimum, as in seed 001). Their rewrite
+/// together (`Rule::Images`: no minimum, as in the original guard). Their rewrite
 /// (`own`, from the earliest of them) beyond what the pass's other edits
 /// rewrite anyway (`other_rewrite`) must pay off over the requests expected
 /// after the run (`worth`; in tokens, factor [`BREAK_EVEN_FACTOR`]). What they
@@ -483,7 +483,7 @@ mod tests {
     fn break_even() {
         let s = Settings::default();
         let own = |chars| Measured { chars, basis: crate::cache::Basis::FirstEdit };
-        // In tokens (no prices): the seed's rule over the requests expected later.
+        // In tokens (no prices): the original guard's rule over the requests expected later.
         let weigh = |rule, saved, rewrite, other, later, s: &Settings| {
             let outlook = Outlook { later, requests: later, ..Outlook::default() };
             run_end_break_even(rule, saved, own(rewrite), other, outlook, s).unwrap()

@@ -1,4 +1,4 @@
-//! Old images (guard.md §4 "Old images"): tool-result images that enough
+//! Old images (docs/GUARD.md, "Whole items"): tool-result images that enough
 //! assistant messages have followed leave the context, with no classifier
 //! request.
 //!
@@ -44,8 +44,8 @@ pub struct ImageEdit {
     pub rewrite_chars: usize,
     pub rewrite_basis: crate::cache::Basis,
     /// The result is before the run's prompt (set by the pass): its removal
-    /// goes through the run-end break-even (§4); images inside the run go
-    /// once old enough.
+    /// goes through the run-end break-even (`exchangeBreakEven`); images
+    /// inside the run go once old enough.
     pub before_run: bool,
 }
 

@@ -1,8 +1,8 @@
-//! Whole items (guard.md §4): small outputs judged with one bool each, and the
+//! Whole items (docs/GUARD.md, same heading): small outputs judged with one bool each, and the
 //! batching all whole items share.
 //!
 //! For: the small candidates of a run (`smallResultMinChars` up to
-//! `minResultChars`, the candidate rules of §3), whether a later call
+//! `minResultChars`, the large outputs' candidate rules), whether a later call
 //! superseded each, their batched classifier requests, what an answer means
 //! for one item, and the one-line stub. Not for: old exchanges (`exchange`,
 //! which uses the batching and the item answer from here) or images
@@ -22,9 +22,9 @@ use crate::run::{run_outputs, Output, Run};
 use crate::settings::Settings;
 use crate::text::{clip_middle, js_len, short_count};
 
-/// A small output is sent with at most this many characters (§4).
+/// A small output is sent with at most this many characters.
 pub const SMALL_OUTPUT_MAX: usize = 4000;
-/// At most this many items in one request (§4).
+/// At most this many items in one request.
 pub const MAX_ITEMS: usize = 40;
 
 /// A small candidate and why a later call outdated it, if one did.
@@ -34,7 +34,7 @@ pub struct SmallOutput {
     pub superseded: Option<String>,
 }
 
-/// The small candidates of the run: the §3 rules, `smallResultMinChars` ≤
+/// The small candidates of the run: the large outputs' rules, `smallResultMinChars` ≤
 /// size < `minResultChars` (`smallResultMinChars` 0 turns them off).
 pub fn small_outputs(entries: &[ContextEntry], run: &Run, s: &Settings) -> Vec<SmallOutput> {
     small_of(run_outputs(entries, run, s), entries, run, s)
@@ -99,7 +99,7 @@ fn normalized_command(c: &str) -> String {
     crate::text::join(words, " ")
 }
 
-/// Whether a later call outdated this one (§7 "Superseded"): a `read` whose
+/// Whether a later call outdated this one (superseded it): a `read` whose
 /// file was later edited or written, or read again with the same
 /// offset/limit; a command run again; any other tool called again with
 /// identical arguments.
@@ -205,7 +205,7 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
                 k.clone(),
                 ClassifierQuestion::Bool {
                     instructions: if run.mid_run {
-                        // Seed 001 JEV.md "Small outputs": the mid-run question.
+                        // The original guard's mid-run question for small outputs.
                         format!(
                             "To finish user_question, will the agent still need the output in {k}? An output that a \
                              later call superseded, or that the agent has already acted on and moved past, is not \
@@ -236,7 +236,7 @@ pub fn small_request(run: &Run, items: Vec<(String, SmallItem)>) -> ClassifierCo
     }
 }
 
-/// The stub of a dropped small output (§4).
+/// The stub of a dropped small output.
 pub fn small_stub(label: &str, chars: usize, entry_id: &str) -> String {
     format!(
         "{MARK} Omitted the output of {label} ({} chars): judged no longer needed. Full output: {}.",

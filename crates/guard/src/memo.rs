@@ -1,5 +1,5 @@
 //! What was already judged, read back from the records on the branch
-//! (guard.md §1: never from drafts a handler returned; §4, §7 memos).
+//! (never from drafts a handler returned: a later handler may replace them).
 //!
 //! For: the outputs a mid-run checkpoint judged (judged again only at run
 //! end), and the old exchanges judged since the run's prompt (not asked twice
@@ -32,7 +32,7 @@ impl PlacedRecord {
 }
 
 /// Reasons that say the classifier never answered for the item: it is asked
-/// again (seed 001 DESIGN.md "Memo").
+/// again (as the original guard's memo did).
 const UNANSWERED: [&str; 3] = ["timeout", "error", "aborted"];
 
 fn answered(reason: &str) -> bool {
@@ -40,7 +40,7 @@ fn answered(reason: &str) -> bool {
 }
 
 /// Entry ids of the outputs (large and small) that mid-run records judged
-/// with an answer (§7 memo).
+/// with an answer (a checkpoint judges each output once).
 pub fn judged_mid_run(records: &[PlacedRecord]) -> Vec<&str> {
     records
         .iter()
@@ -52,8 +52,8 @@ pub fn judged_mid_run(records: &[PlacedRecord]) -> Vec<&str> {
 }
 
 /// Prompt ids of the exchanges judged by records after entry `since` (the
-/// run's prompt), with an answer and not deferred (§4 "not judged earlier in
-/// this run"; a deferred one is judged again at a later run end).
+/// run's prompt), with an answer and not deferred (an exchange is judged once
+/// a run; a deferred one is judged again at a later run end).
 pub fn exchanges_judged_since(records: &[PlacedRecord], since: usize) -> Vec<&str> {
     records
         .iter()

@@ -1,4 +1,4 @@
-//! What a pass appends (guard.md §6, §11): the `context_edit` drafts and the
+//! What a pass appends (docs/GUARD.md, "Whole items"): the `context_edit` drafts and the
 //! record of the pass, and the record as `/guard` reads it back.
 //!
 //! For: those types, which the pass (`pass::finish`) builds, `json` writes
@@ -12,7 +12,7 @@ use crate::cache::BreakEven;
 use crate::decide::Outcome as ResultOutcome;
 use crate::withhold::Withheld;
 
-/// The record's `customType` (seed 001's, so `/guard` reads old records too).
+/// The record's `customType` (the original guard's, so `/guard` reads its records too).
 pub const RECORD_TYPE: &str = "context-guard";
 /// The record's version.
 pub const RECORD_VERSION: u32 = 1;
@@ -58,7 +58,7 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Draft {
-    /// `replacement: null` omits the entry (only whole exchanges, §11).
+    /// `replacement: null` omits the entry (only whole exchanges, never a lone result).
     #[serde(rename = "context_edit", rename_all = "camelCase")]
     ContextEdit { target_id: String, replacement: Option<Replacement> },
     #[serde(rename = "custom", rename_all = "camelCase")]
@@ -94,7 +94,7 @@ pub struct TextRange {
     pub to: usize,
 }
 
-/// The record of a pass (§6), `data` of `{ customType: "context-guard" }`.
+/// The record of a pass, `data` of `{ customType: "context-guard" }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
@@ -119,12 +119,12 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Withheld::is_empty")]
     pub withheld: Withheld,
     /// When the edits landed, where the judge answered after the boundary the
-    /// pass was planned at (§5a, `pass::land`). Optional like `breakEven`.
+    /// pass was planned at (`pass::land`). Optional like `breakEven`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late: Option<Late>,
 }
 
-/// How much later than planned a pass's edits landed (§5a).
+/// How much later than planned a pass's edits landed (the judge in the background).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Late {
@@ -139,7 +139,7 @@ pub struct Late {
     pub in_request: bool,
 }
 
-/// What kind of item a result is (§6).
+/// What kind of item a result is (`kind`: large, small, exchange or image).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultKind {
@@ -181,7 +181,7 @@ pub struct ResultRecord {
     pub after_chars: usize,
     /// The classifier trace, such as `kw.15 focus=chunk_4:.52 keep 9/29`.
     pub jev: String,
-    /// Entry ids an exchange omission covers (§4).
+    /// Entry ids an exchange omission covers (`recall` lists exactly these).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<String>,
     /// An output whose edit waits (`deferred`) though the judge answered:

@@ -1,4 +1,4 @@
-//! The text that replaces a distilled output (guard.md §3 "Replacement text"),
+//! The text that replaces a distilled output (a header, kept lines verbatim),
 //! and the tool labels the notes and records name.
 //!
 //! For: the `[context-guard]` header, kept chunks verbatim in order, one
@@ -18,9 +18,9 @@ use crate::text::{push_usize, sanitize_line, short_count};
 /// The start of every text the guard writes into the context.
 pub const MARK: &str = "[context-guard]";
 /// A label's detail (command, path, pattern) is clipped to this many
-/// characters (REFERENCE.md "Data sent to Jev": labels up to 80 characters).
+/// characters (the original guard sent labels of up to 80 characters).
 pub const LABEL_DETAIL_MAX: usize = 80;
-/// An omission line names this many files, then "and N more" (§3).
+/// An omission line names this many files, then "and N more" (as the original).
 pub const OMISSION_FILES: usize = 5;
 /// A file name in an omission line is clipped to this many characters.
 const FILE_NAME_MAX: usize = 120;
@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn the_header_has_the_shape_of_the_guard_spec() {
-        // 9 kept lines of 1.2k characters out of 410 lines and 36.1k (guard.md §3's example).
+        // 9 kept lines of 1.2k characters out of 410 lines and 36.1k (the design's example header).
         let text =
             format!("{}{}", format!("{}\n", "k".repeat(133)).repeat(9), format!("{}\n", "r".repeat(86)).repeat(401));
         let kept = Chunk { start: 0, end: 9 * 134, first_line: 0, lines: 9, chars: 9 * 134, files: vec![] };

@@ -1,11 +1,11 @@
-//! The run and its question (guard.md §2), and the tool outputs of the run that
-//! may be distilled (§3 "Candidates").
+//! The run and its question, and the tool outputs of the run that may be
+//! distilled (docs/GUARD.md, "What it judges").
 //!
 //! For: reading the projected entries once and answering "where did this run
 //! start, what was asked, what was answered, what came before, which outputs
 //! are candidates". Not for: sizes of requests (`decide` clips what it sends),
 //! chunking, or outputs of earlier runs (those are only touched as whole
-//! exchanges and old images, §4).
+//! exchanges and old images).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,13 +16,13 @@ use crate::secrets::files::secret_file;
 use crate::settings::Settings;
 use crate::text::{clip_middle, js_len};
 
-/// The placeholder for a user message with only images (§2), so an older
+/// The placeholder for a user message with only images, so an older
 /// question is never reused.
 pub const IMAGE_ONLY: &str = "[the user sent only an image]";
-/// The prefix of a steering message in the question (§2).
+/// The prefix of a steering message in the question.
 pub const STEERING_PREFIX: &str = "[The user added during the run]";
 
-/// History limits in JavaScript characters (guard.md §2, REFERENCE.md "Data sent to Jev").
+/// History limits in JavaScript characters (docs/GUARD.md, "What is sent to the classifier").
 pub const SUMMARY_MAX: usize = 2000;
 pub const EXCHANGE_PROMPT_MAX: usize = 800;
 pub const EXCHANGE_REPLY_MAX: usize = 1200;
@@ -43,7 +43,7 @@ pub struct Run {
     pub history: History,
     /// The run's tool calls by id.
     pub calls: Calls,
-    /// Seen at a mid-run checkpoint (§7): the run goes on, so `answer` is
+    /// Seen at a mid-run checkpoint: the run goes on, so `answer` is
     /// the latest note, not a final answer, and every request asks whether
     /// the agent will still need an item to finish.
     pub mid_run: bool,
@@ -89,7 +89,7 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
-/// What came before the run, already clipped (§2). Empty when
+/// What came before the run, already clipped. Empty when
 /// `historyExchanges` is 0.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -115,7 +115,7 @@ pub struct Exchange {
     pub assistant: String,
 }
 
-/// A tool output of the run that passed the candidate rules of §3.
+/// A tool output of the run that passed the candidate rules ([`run_outputs`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Output {
     pub entry_id: String,
@@ -139,7 +139,7 @@ pub struct Large {
     pub outputs: Vec<Output>,
     /// Their characters together.
     pub total_chars: usize,
-    /// They add up to less than `minRunChars`: the pass skips them (§3).
+    /// They add up to less than `minRunChars`: the pass skips them.
     pub below_min_run: bool,
 }
 
@@ -149,7 +149,7 @@ pub(crate) fn flatten(entries: &[ContextEntry]) -> Vec<(usize, &Message)> {
 }
 
 /// A steering message: a user message whose preceding message, custom notices
-/// aside, is a tool result or an assistant message with tool calls (§2). It
+/// aside, is a tool result or an assistant message with tool calls. It
 /// was sent while the agent worked, so it continues the run.
 pub(crate) fn is_steering(flat: &[(usize, &Message)], at: usize) -> bool {
     steers(flat.get(..at).unwrap_or(&[]).iter().rev().map(|(_, m)| Kind::of(m)))
@@ -297,7 +297,7 @@ pub fn find_run(entries: &[ContextEntry], settings: &Settings) -> Option<Run> {
     })
 }
 
-/// The earlier conversation from the messages before the run (§2).
+/// The earlier conversation from the messages before the run (`historyExchanges`).
 fn history(before: &[(usize, &Message)], n: usize) -> History {
     let summary = before
         .iter()
@@ -342,7 +342,7 @@ fn history(before: &[(usize, &Message)], n: usize) -> History {
     History { summary, first_request, exchanges }
 }
 
-/// The tool outputs of the run that pass the candidate rules of §3, whatever
+/// The tool outputs of the run that pass the candidate rules, whatever
 /// their size: the entry projects to exactly one tool result of text blocks
 /// only; not an error unless `distillErrors`; the tool is not excluded; the
 /// visible text does not start with the marker (already ours); and the visible
@@ -436,7 +436,7 @@ fn outputs_where(
 }
 
 /// The large candidates (≥ `minResultChars`), or none when they add up to
-/// less than `minRunChars` (§3).
+/// less than `minRunChars`.
 pub fn large_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> Large {
     large_of(run_outputs(entries, run, settings), settings)
 }
@@ -453,7 +453,7 @@ pub fn large_of(candidates: Vec<Output>, settings: &Settings) -> Large {
 }
 
 /// User content as the classifier reads it: its text, or the image-only
-/// placeholder (shared with the exchange transcript of `recall`, §10).
+/// placeholder (shared with the exchange transcript of `recall`).
 pub fn content_text(content: &Content) -> String {
     let text = content.text();
     if text.trim().is_empty() && content.has_images() {

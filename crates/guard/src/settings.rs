@@ -6,22 +6,23 @@
 //! `/guard on|off`. Not for: file I/O, or deciding what the guard does with a
 //! value (the modules that use a setting cite it).
 //!
-//! The keys and defaults are the user contract of seed 001's REFERENCE.md
-//! ("Configuration"). A value that is missing keeps its default silently; one
-//! that is the wrong type or out of range keeps its default with a warning that
-//! names the key, and so does an unknown key. The ranges:
+//! The keys are the original guard's, so its settings files keep working
+//! (docs/GUARD.md, "Settings", lists each default). A value that is missing
+//! keeps its default silently; one that is the wrong type or out of range
+//! keeps its default with a warning that names the key, and so does an
+//! unknown key. The ranges:
 //!
 //! | kind | keys | range |
 //! |---|---|---|
 //! | probability | `keepWholeThreshold`, `focusWholeThreshold`, `chunkKeepThreshold`, `noneThreshold`, `maxKeepRatio`, `midRunChunkKeepThreshold`, `smallKeepThreshold`, `exchangeOmitThreshold` | number 0–1 |
 //! | size in characters | `minResultChars`, `midRunBatchChars`, `midRunBatchCharsOpenAI` | integer 1–1,000,000,000 |
 //! | size that `0` turns off | `minRunChars`, `smallResultMinChars`, `exchangeMinSavingChars` | integer 0–1,000,000,000 |
-//! | request size | `maxSegmentChars` | integer 1,000–1,000,000 (a chunk is at least 800 characters, guard.md §3) |
+//! | request size | `maxSegmentChars` | integer 1,000–1,000,000 (a chunk is at least 800 characters) |
 //! | request size | `maxChunksPerSegment` | integer 1–1,000 |
 //! | time | `timeoutMs` | integer 1–600,000 (ten minutes: settling waits for it) |
 //! | parallel requests | `concurrency` | integer 1–64 |
-//! | turns / exchanges | `historyExchanges` | integer 0–10 (REFERENCE.md) |
-//! | | `midRunMinAgeTurns` | integer 1–100 (REFERENCE.md) |
+//! | turns / exchanges | `historyExchanges` | integer 0–10 (as the original) |
+//! | | `midRunMinAgeTurns` | integer 1–100 (as the original) |
 //! | | `midRunMinTurns` | integer 1–1000 (issue 20) |
 //! | | `keepRecentExchanges`, `imageKeepTurns` | integer 0–1,000 |
 //! | tokens that `0` turns off | `midRunRoomTokens`, `midRunRoomMinTokens` | integer 0–100,000,000 |
@@ -42,10 +43,10 @@ use crate::decimal::short;
 use crate::secrets::compile_secret_pattern;
 use crate::secrets::files::default_secret_files;
 
-/// The classifier used when `model` is not set (REFERENCE.md, "Requirements").
+/// The classifier used when `model` is not set (the original guard's default).
 pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
 
-/// All settings of the guard, each with the default of REFERENCE.md.
+/// All settings of the guard, each with its default (docs/GUARD.md, "Settings").
 ///
 /// Serialized in camelCase with the file's key names, plus `modelProvider` and
 /// `modelId` (the two halves of `model`) so the extension need not split it.
@@ -99,11 +100,11 @@ pub struct Settings {
     pub keep_recent_exchanges: usize,
     pub exchange_omit_threshold: f64,
     pub exchange_break_even: bool,
-    /// Issue 26 (§3a): at run end, large and small outputs go through the
+    /// Issue 26: at run end, large and small outputs go through the
     /// money rule (`pass::gate`); what does not pay now waits. Off: they go
-    /// whatever the rewrite costs, as in seed 001. Without prices they go.
+    /// whatever the rewrite costs, as in the original guard. Without prices they go.
     pub run_end_break_even: bool,
-    /// Issue 27 (§5a): checkpoints and run ends wait for the judge's answers,
+    /// Issue 27: checkpoints and run ends wait for the judge's answers,
     /// as before that issue. Off (the default): the judge works in the
     /// background and its edits land at a later boundary (`pass::land`).
     pub wait_for_judge: bool,
@@ -139,7 +140,7 @@ impl Default for Settings {
             history_exchanges: 3,
             pin_anthropic_cache: true,
             mid_run: true,
-            // Seed 001 says 4; the economy suite chose 1 (docs/GUARD.md, "When an edit pays off").
+            // The original guard's was 4; the economy suite chose 1 (docs/GUARD.md, "When an edit pays off").
             mid_run_min_age_turns: 1,
             // The economy suite's choice: runs of at most 8 requests never see a checkpoint.
             mid_run_min_turns: 8,

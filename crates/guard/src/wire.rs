@@ -1,8 +1,8 @@
 //! Writing the pass's big JSON fast: the classifier requests and the pass
 //! state, which carry a megabyte of tool output.
 //!
-//! For: the boundary of the run-end pass (product.md "Budgets": ≤ 15 ms of
-//! the pass's own work for 1 MB). Measured in wasm, serde_json's string
+//! For: the boundary of the run-end pass (its budget: ≤ 15 ms of the pass's
+//! own work for 1 MB). Measured in wasm, serde_json's string
 //! escaping (a table lookup per byte, not unrolled at `opt-level = "z"`) was
 //! the largest single cost of a pass. Here strings are escaped eight bytes at
 //! a time, and the pass state carries its output texts raw after a JSON

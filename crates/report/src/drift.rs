@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 /// Pi's total against the composition.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {
@@ -22,6 +23,7 @@ pub struct Drift {
 }
 
 /// What the difference means.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum DriftNote {

@@ -56,6 +56,7 @@ pub fn hue_of(id: &str, depth: u8) -> Hue {
 }
 
 /// The window bar.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WindowGauge {
@@ -70,6 +71,7 @@ pub struct WindowGauge {
 }
 
 /// What the window bar is filled from.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum GaugeBasis {
@@ -79,6 +81,7 @@ pub enum GaugeBasis {
 }
 
 /// The one judgement on the screen.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {

@@ -12,6 +12,7 @@ use context_guard_base::text::js_len;
 use serde::Serialize;
 
 /// Compactions on the branch.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct History {
@@ -21,6 +22,7 @@ pub struct History {
 }
 
 /// What the newest compaction did.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LatestCut {
@@ -53,6 +55,7 @@ pub fn history(inputs: &HistoryInputs, messages: &Messages, rows: &[Row]) -> His
 }
 
 /// The effect of a compaction that just finished.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Compacted {

@@ -248,6 +248,7 @@ pub struct LatestCompaction {
 }
 
 /// The colour family of a row. A hue identifies a category; it never judges.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Hue {
@@ -268,6 +269,7 @@ pub enum Hue {
 }
 
 /// The whole report.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextReport {

@@ -34,6 +34,7 @@ pub struct RequestInputs {
 }
 
 /// The figures the report shows.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Requests {
@@ -53,6 +54,7 @@ pub struct Requests {
     pub cost: Option<f64>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cache {

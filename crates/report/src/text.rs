@@ -36,6 +36,7 @@ pub fn percent_text(p: f64) -> String {
 }
 
 /// The report's sentences, shared by the screen and the text.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sentences {
@@ -56,6 +57,7 @@ pub struct Sentences {
     pub cost: Option<String>,
     /// The guard's part by kind, one line per kind with anything kept out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub kept_kinds: Vec<String>,
     /// How often the model recalled what the guard kept out, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]

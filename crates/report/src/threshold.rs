@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Pi's own estimate of the window.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Headline {
@@ -32,6 +33,7 @@ pub struct Headline {
 }
 
 /// Where the window size came from.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum WindowSource {
@@ -43,6 +45,7 @@ pub enum WindowSource {
 }
 
 /// The automatic compaction threshold.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Threshold {
@@ -69,6 +72,7 @@ pub struct Threshold {
 }
 
 /// Whether a threshold is in effect.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ThresholdState {

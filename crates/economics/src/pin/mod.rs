@@ -1,6 +1,7 @@
-//! The Anthropic cache pin (guard.md §8): where the guard adds `cache_control`
-//! breakpoints to a Messages request, and the log of cache entries this
-//! process saw itself write, which gives the read point after an edit.
+//! The Anthropic cache pin (docs/GUARD.md, "The cache pin (Anthropic)"): where
+//! the guard adds `cache_control` breakpoints to a Messages request, and the
+//! log of cache entries this process saw itself write, which gives the read
+//! point after an edit.
 //!
 //! For: the placement rules and the log's rules (what counts as written,
 //! when an entry is refreshed or trusted). Not for: applying the marks to
@@ -285,7 +286,7 @@ struct Changed {
     last: usize,
 }
 
-/// The breakpoints for one request (guard.md §8), within Anthropic's 4: the
+/// The breakpoints for one request, within Anthropic's 4: the
 /// question, or after an edit the read point, the write anchor, then the
 /// question (the read point's entry holds the question's prefix, so it is
 /// the one that matters now; the anchor is where the next edit reads from).

@@ -1,4 +1,5 @@
-//! What the guard keeps out of the window, recomputed from the session (guard.md §9).
+//! What the guard keeps out of the window, recomputed from the session
+//! (docs/GUARD.md, "The status bar").
 //!
 //! For: the savings on the current branch right now (every output whose
 //! model-visible text is a guard note while the raw entry's is not), the
@@ -161,7 +162,7 @@ pub fn stats(input: &StatsInput) -> Stats {
     tally(&edited, &input.marks)
 }
 
-/// The rules of guard.md §9 over the edited entries (in order) and the marks.
+/// The module's savings rules over the edited entries (in order) and the marks.
 pub fn tally(edited: &[Edited], marks: &[Mark]) -> Stats {
     let mut out = Stats::default();
     let mut edited = edited.iter().peekable();
@@ -222,8 +223,8 @@ fn exchange_stub(entry: &Edited) -> Option<usize> {
         .then_some(visible.chars)
 }
 
-/// The status texts for a guard that is on and ready (seed 001's, with their
-/// units, issue 28): `🛡 0 saved`, `🛡 −4.2k tok · 1 item`, and after a
+/// The status texts for a guard that is on and ready (the original guard's,
+/// with units since issue 28): `🛡 0 saved`, `🛡 −4.2k tok · 1 item`, and after a
 /// compaction dropped earlier edits `🛡 0 · Σ−79k tok` or `🛡 −4.2k tok ·
 /// 3 items · Σ−83k tok` (Σ, all the session kept out, only when it is larger).
 /// Tokens are characters ÷ 4, Pi's estimate. `money` is the bill's two words
@@ -248,7 +249,7 @@ pub fn status_text(stats: &Stats, money: &str) -> StatusText {
 }
 
 /// Tokens as the status bar shows them: `950`, `4.2k`, and whole thousands
-/// from 10k on (`79k`), as in seed 001's examples.
+/// from 10k on (`79k`), as the original guard showed them.
 fn status_count(tokens: usize) -> String {
     if (10_000..1_000_000).contains(&tokens) {
         format!("{}k", (tokens + 500) / 1000)

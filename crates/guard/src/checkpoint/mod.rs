@@ -1,4 +1,4 @@
-//! Mid-run checkpoints (guard.md §7): at a `turn_end` of a long run, judge
+//! Mid-run checkpoints (docs/GUARD.md, same heading): at a `turn_end` of a long run, judge
 //! the outputs the agent has moved past, before the run ends.
 //!
 //! For: which items a checkpoint may judge (eligibility: age, memo, recall
@@ -12,7 +12,7 @@
 //!
 //! **The entry point** is [`plan`] (and [`plan_json`] over the boundary's
 //! forms), then `pass::finish` / `pass::finish_json` on the plan's state.
-//! [`Gates`] says which gates apply: [`Gates::MidRun`] is §7;
+//! [`Gates`] says which gates apply: [`Gates::MidRun`] is the regular one;
 //! [`Gates::EveryEligible`] (issue 9 part 3, distilling before Pi compacts:
 //! compaction rewrites everything anyway) drops the age gate, the batch and
 //! the break-even and plans every eligible output and exchange. The
@@ -33,15 +33,15 @@ use crate::run::{find_run, run_outputs, Output};
 use crate::worth::{self, later_requests};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
-/// them (seed 001 DESIGN.md: judging them made models recall the same entry
-/// again). At run end they are judged like other outputs.
+/// them (in the original guard, judging them made models recall the same
+/// entry again). At run end they are judged like other outputs.
 pub const RECALL_TOOL: &str = "recall";
 
 /// Which gates a checkpoint applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Gates {
-    /// §7: `midRun` on; outputs ≥ `midRunMinAgeTurns` turns old; the batch
+    /// The regular checkpoint: `midRun` on; outputs ≥ `midRunMinAgeTurns` turns old; the batch
     /// (`midRunBatchChars`, `midRunBatchCharsOpenAI` for `openai-codex`);
     /// the break-even when `midRunBreakEven`.
     #[default]
@@ -68,7 +68,7 @@ pub struct CheckpointInput {
     #[serde(flatten)]
     pub pass: PassInput,
     pub gates: Gates,
-    /// Turns between the plan and the end of turn its edits land at (§5a):
+    /// Turns between the plan and the end of turn its edits land at:
     /// the judge works in the background, so the plan is made that many
     /// turns ahead, its age and turn gates lowered by as many, and its edits
     /// land where a waited-for checkpoint's would. 0 when the judge is waited for.
@@ -178,7 +178,7 @@ pub struct Checkpoint {
     pub gate: Gate,
 }
 
-/// One batch weighed (§7, issue 20): the money rule over `outlook` (the
+/// One batch weighed (issue 20): the money rule over `outlook` (the
 /// judge's cost for a chat model) where `money` allows it, else the room
 /// trigger: past `midRunRoomTokens` of context (`context_tokens`), a batch
 /// expected to take out at least `midRunRoomMinTokens` goes without it.
@@ -333,7 +333,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         }
     }
     let mut settings = s.clone();
-    // The checkpoint's own threshold decides chunks (§7; seed 001 JEV.md "Checkpoint wording").
+    // The checkpoint's own threshold decides chunks (the original guard probed 0.6).
     settings.chunk_keep_threshold = s.mid_run_chunk_keep_threshold;
     // There is no final answer to cite yet.
     settings.keep_cited_files = false;

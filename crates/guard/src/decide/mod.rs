@@ -1,6 +1,6 @@
 //! What the classifier is asked about a large output, and what its answers
-//! mean (guard.md §3 "One classifier request per segment", "Interpretation per
-//! segment", "Per result").
+//! mean: one request per segment, its answers read as a keep set, the keep
+//! sets as one decision per output (docs/GUARD.md, "What it judges").
 //!
 //! For: the request of one segment (state and questions, in Pi's
 //! `ClassifierContext` shape), the keep set of one answered segment, and the

@@ -1,5 +1,5 @@
-//! The classifier request for one segment of a large output (guard.md §3
-//! "One classifier request per segment"): its state and questions, in Pi's
+//! The classifier request for one segment of a large output (docs/GUARD.md,
+//! "What it judges"): its state and questions, in Pi's
 //! `ClassifierContext` shape.
 //!
 //! The request's types (Pi's classifier types, the states) are in `classify`.
@@ -22,8 +22,8 @@ const SITUATION_HISTORY: &str =
 const TOOL_FAILED: &str = "The call failed. Its details are usually no longer needed once the final answer shows the \
 agent got past it.";
 
-// A checkpoint's wording (§7; seed 001 JEV.md "Checkpoint wording": the base
-// wording, probed against an "acted" variant that dropped files still in use).
+// A checkpoint's wording (the original guard's base wording: its probe beat an
+// "acted" variant, which dropped files still in use).
 const SITUATION_MID_RUN: &str = "A coding agent is still working on the user's question. Below is the output of one \
 of its earlier tool calls, split into numbered chunks. Only the chunks that are kept stay visible to the agent; the \
 others are replaced by a short note (the agent can recall them).";
@@ -34,7 +34,7 @@ that are out of date or that the agent has already acted on and moved past are n
 const FOCUS_MID_RUN: &str = "Which part of this tool output will the agent still need to finish user_question? \
 whole = most of the output is needed; none = nothing in it is needed; chunk_N = a few chunks are needed, chunk_N is \
 the most important.";
-/// Above this many later calls, the first and last [`LATER_CALLS_KEPT`] are sent (§7).
+/// Above this many later calls, the first and last [`LATER_CALLS_KEPT`] are sent.
 pub const LATER_CALLS_MAX: usize = 30;
 pub const LATER_CALLS_KEPT: usize = 15;
 
@@ -79,7 +79,7 @@ pub fn later_tool_calls(labels: &[String]) -> Vec<String> {
     out
 }
 
-/// The classifier request for one segment of a large output (§3).
+/// The classifier request for one segment of a large output.
 pub fn large_request(input: &RequestInput) -> ClassifierContext {
     large_request_with(input, Chunks::of_texts(input.first_number, input.chunk_texts))
 }

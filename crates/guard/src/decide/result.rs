@@ -1,5 +1,5 @@
-//! The decision for one large output from its segments' verdicts (guard.md
-//! §3 "Per result"): the union of their keep sets, `keepCitedFiles`,
+//! The decision for one large output from its segments' verdicts
+//! (docs/GUARD.md, "What it judges"): the union of their keep sets, `keepCitedFiles`,
 //! `maxKeepRatio` and `not-worth`, and the replacement `render` writes.
 
 use serde::Serialize;
@@ -68,7 +68,7 @@ pub struct Decision {
     pub keep: Vec<bool>,
 }
 
-/// The per-result rule of §3: the union of the segments' keep sets; all
+/// The per-result rule: the union of the segments' keep sets; all
 /// kept → no edit; `keepCitedFiles` adds grep chunks of files the answer
 /// names; more than `maxKeepRatio` kept, or a replacement not shorter than
 /// the original → no edit (`not-worth`); else `distilled`, or `removed` when

@@ -1,5 +1,5 @@
-//! One answered segment read as its keep set (guard.md §3 "Interpretation per
-//! segment").
+//! One answered segment read as its keep set (docs/GUARD.md, "What it
+//! judges").
 //!
 //! Answers are read defensively: a missing key, a number that is not finite
 //! or not within 0–1, or a choice that was not offered counts as no answer,
@@ -82,7 +82,7 @@ impl Verdict {
 }
 
 /// The verdict for a segment of `count` chunks whose first is numbered
-/// `first_number`, in the order of §3: error → keep all; `keep_whole` or
+/// `first_number`, in this order: error → keep all; `keep_whole` or
 /// `focus` missing → keep all (`no-answer`); P(keep_whole) ≥ 0.7 → keep all
 /// (`whole-needed`); focus = whole with P ≥ 0.6 → keep all (`whole-chosen`);
 /// keep set = chunks with P ≥ 0.6 plus the focus chunk; focus = none with

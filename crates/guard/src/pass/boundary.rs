@@ -24,7 +24,7 @@ pub struct Planned {
 }
 
 /// [`plan`] over the boundary's forms, which are shaped by a pass's size
-/// (product.md "Budgets": ≤ 15 ms of the pass's own work for 1 MB):
+/// (the budget: ≤ 15 ms of the pass's own work for 1 MB):
 ///
 /// - `input` is the UTF-8 JSON of `PassInput` whose long text blocks are out
 ///   of line (`{"type": "text", "textAt": k}`, see

@@ -30,7 +30,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let mut pending: Vec<Pending> = Vec::new();
     let mut results = Vec::with_capacity(pass.outputs.len());
     let mut saved = 0usize;
-    // The cache rewrite the edits other than exchange omissions cause (§4 break-even).
+    // The cache rewrite the edits other than exchange omissions cause (for their break-even).
     let mut other_rewrite = 0usize;
     for (k, o) in pass.outputs.iter().enumerate() {
         if !covers(o) {
@@ -127,7 +127,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     }
     let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
 
-    // Small outputs (§4): P ≥ smallKeepThreshold keeps, else the stub.
+    // Small outputs: P ≥ smallKeepThreshold keeps, else the stub.
     for p in &pass.small {
         let d = crate::items::decide_small(p, outcome_of(p.request), s);
         let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
@@ -176,12 +176,12 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
-    // Images inside the run go once old enough (§4); they are edits the others ride along with.
+    // Images inside the run go once old enough; they are edits the others ride along with.
     for im in pass.images.iter().filter(|im| !im.before_run && !im.texts.is_empty()) {
         other_rewrite = other_rewrite.max(im.rewrite_chars);
     }
     let mut break_even = pass.break_even.clone();
-    // The outputs' edits through the money rule (§3a): those that do not pay now wait.
+    // The outputs' edits through the money rule (`runEndBreakEven`): those that do not pay now wait.
     let choice = output_outlook(pass, &pending).map(|(outlook, later)| {
         let candidates: Vec<Candidate> =
             pending.iter().map(|p| Candidate { later: later.unwrap_or(p.candidate.later), ..p.candidate }).collect();
@@ -207,7 +207,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         ..Outlook::default()
     };
 
-    // Old exchanges (§4): the unrelated ones, omitted together when they pay off.
+    // Old exchanges: the unrelated ones, omitted together when they pay off.
     let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
         .exchanges
         .iter()
@@ -269,7 +269,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         });
     }
 
-    // Old images (§4): no request; an entry the pass omits keeps that edit.
+    // Old images: no request; an entry the pass omits keeps that edit.
     // Those from before the run's prompt go together when they pay off, as
     // exchanges do but with no minimum saving; the rest are deferred.
     let images: Vec<&ImageEdit> =

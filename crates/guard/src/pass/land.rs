@@ -1,6 +1,7 @@
-//! A pass whose answers came after the boundary it was planned at (guard.md
-//! §5a): the judge works in the background, and its edits land at a later
-//! `turn_end`, `agent_before_settle` or a prompt's first request.
+//! A pass whose answers came after the boundary it was planned at
+//! (docs/GUARD.md, "Nobody waits for the judge"): the judge works in the
+//! background, and its edits land at a later `turn_end`,
+//! `agent_before_settle` or a prompt's first request.
 //!
 //! For: checking the plan against the context as it is now and weighing the
 //! later landing, before [`finish`](super::finish) writes the drafts. An

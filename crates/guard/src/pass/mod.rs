@@ -1,5 +1,5 @@
-//! The run-end pass, as two pure steps around the classifier (guard.md §1,
-//! §3, §4, §5, §6).
+//! The run-end pass, as two pure steps around the classifier (docs/GUARD.md,
+//! "What it judges" and "Whole items").
 //!
 //! For: [`plan`] (entries and settings in; the classifier requests and the
 //! pass state out) and [`finish`] (the pass state and how each request ended
@@ -16,9 +16,9 @@
 //! steps never call each other (`finish`'s tests make their state with
 //! `plan`). Callers use the items re-exported here.
 //!
-//! Whole items (§4: `items`, `exchange`, `images`) are more requests in the
+//! Whole items (`items`, `exchange`, `images`) are more requests in the
 //! same plan, run by the same limiter, and more results in the same record.
-//! Mid-run checkpoints (§7, `checkpoint`) choose their items by other gates
+//! Mid-run checkpoints (`checkpoint`) choose their items by other gates
 //! and then plan them with the same steps (`plan_items`), so the state, the
 //! requests runner, `finish` and the record are the same; `Phase` names them.
 //!
@@ -77,7 +77,7 @@ pub struct PassInput {
     /// the project's saved sessions' runs, newest last: the `median`
     /// estimator of later requests reads them (`worth`).
     pub earlier_runs: Vec<usize>,
-    /// Entries a pass still out with the judge holds (§5a): another pass
+    /// Entries a pass still out with the judge holds: another pass
     /// leaves them alone until its answers land or are dropped.
     pub judging: Vec<String>,
 }
@@ -124,11 +124,11 @@ pub enum Skip {
     NoClassifier,
     /// A checkpoint with `midRun` off.
     MidRunOff,
-    /// A checkpoint found no output or exchange it may judge (§7 eligibility).
+    /// A checkpoint found no output or exchange it may judge (none eligible).
     NothingEligible,
-    /// A checkpoint's eligible items add up to less than the batch (§7).
+    /// A checkpoint's eligible items add up to less than the batch.
     BelowBatch,
-    /// A checkpoint whose cache rewrite would not pay off (§7 break-even).
+    /// A checkpoint whose cache rewrite would not pay off (`midRunBreakEven`).
     NotPayingOff,
     /// A checkpoint before the run's turn `midRunMinTurns`, below the room trigger.
     EarlyInRun,
@@ -195,7 +195,7 @@ pub struct PassState {
     /// A pass at the first request of a prompt that came after the main
     /// model's cache lapsed (`MainModel::lapsed`): its break-evens weigh no rewrite.
     pub lapsed: Option<usize>,
-    /// Break-even decisions already taken (a checkpoint's, §7); `finish`
+    /// Break-even decisions already taken (a checkpoint's); `finish`
     /// adds the run end's and puts them all in the record.
     pub break_even: Vec<crate::cache::BreakEven>,
     /// A run end's judge weighing (`plan::weigh_judge`), when it sent nothing.

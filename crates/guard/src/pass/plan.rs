@@ -28,7 +28,7 @@ pub(crate) fn skipped(settings: &Settings, why: Skip) -> Plan {
 }
 
 /// The items a pass judges with the classifier, as its gates chose them
-/// (run end: §3 and §4; a checkpoint: §7).
+/// (at run end or at a mid-run checkpoint).
 #[derive(Debug, Clone, Default)]
 pub struct Items {
     pub large: Vec<Output>,
@@ -61,7 +61,7 @@ pub struct JudgeWeighed {
     pub cost_micros: usize,
     /// The most its edits save: every judged character removed, each later
     /// request reading it at the main model's price; as many later requests
-    /// as the session has had (at least one), as the §7 break-even assumes.
+    /// as the session has had (at least one), as the checkpoint's break-even assumes.
     pub saving_micros: usize,
 }
 
@@ -88,7 +88,7 @@ pub fn weigh_judge(price: Option<JudgePrice>, planned: &PlannedItems, requests_s
     })
 }
 
-/// What a run-end pass at the end of `entries` chooses (§3, §4): the run,
+/// What a run-end pass at the end of `entries` chooses: the run,
 /// the items its gates let through to the classifier and the old images,
 /// which need no request.
 #[derive(Debug, Clone, Default)]
@@ -145,7 +145,7 @@ pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, se
     Some(Chosen { run, items, images, large_skip })
 }
 
-/// Takes out the items another pass still out with the judge holds (§5a).
+/// Takes out the items another pass still out with the judge holds.
 pub(crate) fn leave_judging(judging: &[String], entries: &[ContextEntry], items: &mut Items) {
     if judging.is_empty() {
         return;
@@ -157,7 +157,7 @@ pub(crate) fn leave_judging(judging: &[String], entries: &[ContextEntry], items:
 }
 
 /// Takes out the old exchanges whose prompt or any entry they would omit
-/// another pass still out with the judge holds (§5a).
+/// another pass still out with the judge holds.
 pub(crate) fn leave_judged_exchanges(
     judging: &[String],
     entries: &[ContextEntry],
@@ -263,7 +263,7 @@ fn add_waiting(input: &PassInput, run: &Run, items: &mut Items) {
     items.small = small;
 }
 
-/// Before the judge (§3a): where the run end is gated (`runEndBreakEven`,
+/// Before the judge: where the run end is gated (`runEndBreakEven`,
 /// prices known, not a lapsed cache), the outputs whose edits could not pay
 /// now even at the share the session's judge is expected to remove of their
 /// kind (large, small: the best case until its answers say otherwise), its
@@ -442,7 +442,7 @@ fn plan_large(
     }
 }
 
-/// The small outputs in batches (§4 "Batching"), keyed `output_N` across the pass.
+/// The small outputs in batches, keyed `output_N` across the pass.
 fn plan_small(
     candidates: Vec<SmallOutput>,
     run: &Run,

@@ -1,5 +1,5 @@
-//! Splitting one tool output into chunks, and chunks into segments (guard.md §3
-//! "Chunking" and "Segments").
+//! Splitting one tool output into chunks, and chunks into segments
+//! (docs/GUARD.md, "What it judges").
 //!
 //! For: turning an output's text into numbered pieces the classifier can judge
 //! one by one, and grouping the pieces into requests. Not for: what a request
@@ -14,9 +14,9 @@
 //! the file of each line, grouping by file) is [`grep`], which cuts a large
 //! file's group with the same windows.
 //!
-//! Cost: a megabyte of output must chunk in a few milliseconds (product.md,
-//! "Budgets"), so every step is linear in the text: lines are parsed by hand
-//! (no regex per line).
+//! Cost: a megabyte of output must chunk in a few milliseconds (a run-end
+//! pass has 15 ms for 1 MB), so every step is linear in the text: lines are
+//! parsed by hand (no regex per line).
 
 pub mod grep;
 
@@ -24,11 +24,11 @@ pub use grep::FastMap;
 
 use crate::text::{find_byte, js_len};
 
-/// The smallest chunk target (§3).
+/// The smallest chunk target, in characters.
 pub const MIN_TARGET: usize = 800;
-/// About this many chunks per output at most (§3: `ceil(len / 120)`).
+/// About this many chunks per output at most (the target is `ceil(len / 120)`).
 pub const MAX_CHUNKS: usize = 120;
-/// The target's cap for outputs up to about 480k characters (§3); above that
+/// The target's cap for outputs up to about 480k characters; above that
 /// the target grows so the chunk count stays near [`MAX_CHUNKS`].
 pub const CAPPED_TARGET: usize = 4000;
 /// Outputs above this many characters get a target above [`CAPPED_TARGET`].
@@ -70,11 +70,11 @@ pub struct Segment {
     /// Number of chunks.
     pub count: usize,
     pub chars: usize,
-    /// A single chunk larger than `maxSegmentChars`: never sent, kept (§3).
+    /// A single chunk larger than `maxSegmentChars`: never sent, kept (`oversize`).
     pub oversize: bool,
 }
 
-/// The target chunk size for an output of `chars` characters (§3):
+/// The target chunk size for an output of `chars` characters:
 /// `max(800, ceil(len / 120))`, capped at 4,000 unless the output exceeds
 /// ~480k characters.
 pub fn target_size(chars: usize) -> usize {
@@ -136,7 +136,7 @@ fn split_lines(text: &str) -> Vec<Line> {
     out
 }
 
-/// Cuts an output into chunks (§3).
+/// Cuts an output into chunks: grep-style output by file, anything else in windows.
 pub fn chunk(text: &str) -> Chunked {
     let lines = split_lines(text);
     let total: usize = lines.iter().map(|l| l.chars).sum();
@@ -150,7 +150,7 @@ pub fn chunk(text: &str) -> Chunked {
 
 /// Consecutive chunks in segments of at most `max_chars` characters and
 /// `max_chunks` chunks; a chunk larger than `max_chars` is a segment of its
-/// own, marked `oversize` (§3).
+/// own, marked `oversize` (kept, never sent).
 pub fn segments(chunks: &[Chunk], max_chars: usize, max_chunks: usize) -> Vec<Segment> {
     let max_chunks = max_chunks.max(1);
     let mut out = Vec::new();
@@ -200,7 +200,7 @@ fn make_chunk(lines: &[Line], first: usize, end: usize, files: Vec<String>) -> C
     }
 }
 
-/// Windows of about `target` characters over lines `first..end` (§3): when a
+/// Windows of about `target` characters over lines `first..end`: when a
 /// window is full and a blank line fell in its last 40%, it ends after that
 /// blank line; a single line longer than the target is a chunk of its own.
 fn windows(lines: &[Line], first: usize, end: usize, target: usize, files: &[String]) -> Vec<Chunk> {
