@@ -1,7 +1,7 @@
 //! Step two of the pass: how each request ended → each segment's verdict,
 //! each item's decision, the `context_edit` drafts and the record.
 
-use crate::cache::{Measured, Outlook, Rule};
+use crate::cache::{BreakEven, Measured, Outlook, Rule};
 use crate::chunk::Segment;
 use crate::classify::RequestOutcome;
 use crate::decide::{decide_result, interpret, Outcome as ResultOutcome, Reason, ResultInput, Verdict};
@@ -18,24 +18,52 @@ use super::gate::{self, Candidate};
 use super::{covers, PassAnswers, PassState};
 
 /// Step two: each segment's verdict, each output's decision, the drafts and
-/// the record.
+/// the record. One step per kind of item, in this order: the large outputs and
+/// the small ones are decided and wait on the outputs' money rule; then the old
+/// exchanges and the old images, each kind through one group gate; then the
+/// record.
 pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
-    let s = &pass.settings;
     let missing = if answers.timed_out {
         RequestOutcome::Timeout
     } else {
         RequestOutcome::Error { message: "no outcome for this request".to_string() }
     };
-    let mut edits = Vec::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut results = Vec::with_capacity(pass.outputs.len());
-    let mut saved = 0usize;
-    // The cache rewrite the edits other than exchange omissions cause (for their break-even).
-    let mut other_rewrite = 0usize;
+    let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
+    let mut f = Finishing { break_even: pass.break_even.clone(), ..Finishing::default() };
+    let mut pending = large_outputs(pass, outcome_of, &mut f);
+    pending.extend(small_outputs(pass, outcome_of, &mut f));
+    waiting(pass, &mut f);
+    gate_outputs(pass, pending, &mut f);
+    let omitted_ids = exchanges(pass, outcome_of, &mut f);
+    let image_edits = images(pass, &omitted_ids, &mut f);
+    record(pass, answers, image_edits, f)
+}
+
+/// What the steps build up: the drafts, the results, what they keep out, the
+/// cache rewrite the edits so far cause (each group's break-even counts only
+/// what it adds), and the break-even decisions.
+#[derive(Default)]
+struct Finishing {
+    edits: Vec<Draft>,
+    results: Vec<ResultRecord>,
+    saved: usize,
+    other_rewrite: usize,
+    break_even: Vec<BreakEven>,
+}
+
+/// The large outputs: each segment's verdict, each output's decision; the
+/// edits wait on the outputs' gate.
+fn large_outputs<'a>(
+    pass: &PassState,
+    outcome_of: impl Fn(usize) -> &'a RequestOutcome,
+    f: &mut Finishing,
+) -> Vec<Pending> {
+    let s = &pass.settings;
+    let mut pending = Vec::new();
     for (k, o) in pass.outputs.iter().enumerate() {
         if !covers(o) {
             // A state that came back altered: keep the output, say why.
-            results.push(ResultRecord {
+            f.results.push(ResultRecord {
                 kind: ResultKind::Large,
                 entry_id: o.entry_id.clone(),
                 tool: o.tool.clone(),
@@ -58,12 +86,7 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                 // A state that came back altered cannot ask for more chunks than there are.
                 seg.count = seg.count.min(o.chunks.len().saturating_sub(seg.first));
                 let verdict = match p.request {
-                    Some(i) if !seg.oversize => interpret(
-                        answers.outcomes.get(i).unwrap_or(&missing),
-                        seg.first.saturating_add(1),
-                        seg.count,
-                        s,
-                    ),
+                    Some(i) if !seg.oversize => interpret(outcome_of(i), seg.first.saturating_add(1), seg.count, s),
                     _ => Verdict::all(seg.count, Reason::Oversize, "oversize".to_string()),
                 };
                 (seg, verdict)
@@ -109,9 +132,9 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                 target_id: o.entry_id.clone(),
                 replacement: Some(Replacement { content: vec![TextBlock { kind: "text", text, ranges }] }),
             };
-            pending.push(Pending { candidate, draft, result: results.len() });
+            pending.push(Pending { candidate, draft, result: f.results.len() });
         }
-        results.push(ResultRecord {
+        f.results.push(ResultRecord {
             kind: ResultKind::Large,
             entry_id: o.entry_id.clone(),
             tool: o.tool.clone(),
@@ -125,11 +148,19 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
-    let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
+    pending
+}
 
-    // Small outputs: P ≥ smallKeepThreshold keeps, else the stub.
+/// The small outputs: P ≥ smallKeepThreshold keeps, else the stub, which
+/// waits on the outputs' gate.
+fn small_outputs<'a>(
+    pass: &PassState,
+    outcome_of: impl Fn(usize) -> &'a RequestOutcome,
+    f: &mut Finishing,
+) -> Vec<Pending> {
+    let mut pending = Vec::new();
     for p in &pass.small {
-        let d = crate::items::decide_small(p, outcome_of(p.request), s);
+        let d = crate::items::decide_small(p, outcome_of(p.request), &pass.settings);
         let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
         if let Some(stub) = d.stub {
             pending.push(Pending {
@@ -143,10 +174,10 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
                     target_id: p.entry_id.clone(),
                     replacement: Some(text_replacement(vec![stub])),
                 },
-                result: results.len(),
+                result: f.results.len(),
             });
         }
-        results.push(ResultRecord {
+        f.results.push(ResultRecord {
             kind: ResultKind::Small,
             entry_id: p.entry_id.clone(),
             tool: p.tool.clone(),
@@ -160,9 +191,13 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
-    // Outputs whose edits the pass's plan left waiting (`gate`): not asked now.
+    pending
+}
+
+/// Outputs whose edits the pass's plan left waiting (`gate`): not asked now.
+fn waiting(pass: &PassState, f: &mut Finishing) {
     for w in &pass.waiting {
-        results.push(ResultRecord {
+        f.results.push(ResultRecord {
             kind: w.kind,
             entry_id: w.entry_id.clone(),
             tool: w.tool.clone(),
@@ -176,28 +211,39 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
-    // Images inside the run go once old enough; they are edits the others ride along with.
+}
+
+/// The outputs' edits through the money rule (`runEndBreakEven`): those that
+/// do not pay now wait. Images inside the run go once old enough: they are
+/// edits the others ride along with, so their rewrite is counted first.
+fn gate_outputs(pass: &PassState, pending: Vec<Pending>, f: &mut Finishing) {
     for im in pass.images.iter().filter(|im| !im.before_run && !im.texts.is_empty()) {
-        other_rewrite = other_rewrite.max(im.rewrite_chars);
+        f.other_rewrite = f.other_rewrite.max(im.rewrite_chars);
     }
-    let mut break_even = pass.break_even.clone();
-    // The outputs' edits through the money rule (`runEndBreakEven`): those that do not pay now wait.
     let choice = output_outlook(pass, &pending).map(|(outlook, later)| {
         let candidates: Vec<Candidate> =
             pending.iter().map(|p| Candidate { later: later.unwrap_or(p.candidate.later), ..p.candidate }).collect();
-        gate::best(&candidates, other_rewrite, &outlook)
+        gate::best(&candidates, f.other_rewrite, &outlook)
     });
-    break_even.extend(choice.map(|c| c.decision));
+    f.break_even.extend(choice.map(|c| c.decision));
     for p in pending {
         if choice.is_none_or(|c| c.takes(p.candidate.rewrite)) {
-            saved = saved.saturating_add(p.candidate.saved);
-            other_rewrite = other_rewrite.max(p.candidate.rewrite);
-            edits.push(p.draft);
-        } else if let Some(r) = results.get_mut(p.result) {
+            f.saved = f.saved.saturating_add(p.candidate.saved);
+            f.other_rewrite = f.other_rewrite.max(p.candidate.rewrite);
+            f.edits.push(p.draft);
+        } else if let Some(r) = f.results.get_mut(p.result) {
             (r.outcome, r.reason) = (ResultOutcome::Kept, DEFERRED.to_string());
             (r.judged_chars, r.after_chars) = (r.after_chars.max(1), r.before_chars);
         }
     }
+}
+
+/// The one gate of a group that goes together (the unrelated old exchanges,
+/// the old images from before the run's prompt): whether it pays off over the
+/// rewrite the edits before it do not already cause (`rule`'s minimum saving
+/// included). No group: nothing to weigh, it goes.
+fn group_gate(pass: &PassState, rule: Rule, saved: usize, own: Option<Measured>, f: &mut Finishing) -> bool {
+    let Some(own) = own else { return true };
     let outlook = Outlook {
         cache: pass.cache,
         prices: pass.prices,
@@ -206,13 +252,27 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         lapsed: pass.lapsed,
         ..Outlook::default()
     };
+    let gate = run_end_break_even(rule, saved, own, f.other_rewrite, outlook, &pass.settings);
+    let go = gate.as_ref().is_none_or(|g| g.paid_off);
+    f.break_even.extend(gate);
+    if go {
+        f.other_rewrite = f.other_rewrite.max(own.chars);
+    }
+    go
+}
 
-    // Old exchanges: the unrelated ones, omitted together when they pay off.
+/// Old exchanges: the unrelated ones, omitted together when they pay off.
+/// Returns the ids of the entries omitted with them.
+fn exchanges<'a>(
+    pass: &'a PassState,
+    outcome_of: impl Fn(usize) -> &'a RequestOutcome,
+    f: &mut Finishing,
+) -> Vec<&'a str> {
     let judged: Vec<(&PlannedExchange, bool, String, String)> = pass
         .exchanges
         .iter()
         .map(|x| {
-            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), s);
+            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), &pass.settings);
             (x, unrelated, reason, trace)
         })
         .collect();
@@ -225,36 +285,25 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .filter(|j| j.1)
         .map(|(x, ..)| Measured { chars: x.rewrite_chars, basis: x.rewrite_basis })
         .max_by_key(|m| m.chars);
-    let omit = match unrelated_rewrite {
-        Some(own) => {
-            let gate = run_end_break_even(Rule::Exchanges, unrelated_saved, own, other_rewrite, outlook, s);
-            let omit = gate.as_ref().is_none_or(|g| g.paid_off);
-            break_even.extend(gate);
-            if omit {
-                other_rewrite = other_rewrite.max(own.chars);
-            }
-            omit
-        }
-        None => false,
-    };
+    let omit = group_gate(pass, Rule::Exchanges, unrelated_saved, unrelated_rewrite, f);
     let mut omitted_ids: Vec<&str> = Vec::new();
     for (x, unrelated, reason, trace) in judged {
         let go = unrelated && omit;
         let mut omitted = Vec::new();
         if go {
-            saved = saved.saturating_add(x.chars.saturating_sub(stub_len(x)));
-            edits.push(Draft::ContextEdit {
+            f.saved = f.saved.saturating_add(x.chars.saturating_sub(stub_len(x)));
+            f.edits.push(Draft::ContextEdit {
                 target_id: x.prompt_id.clone(),
                 replacement: Some(text_replacement(vec![x.stub.clone()])),
             });
             for id in &x.omit_ids {
-                edits.push(Draft::ContextEdit { target_id: id.clone(), replacement: None });
+                f.edits.push(Draft::ContextEdit { target_id: id.clone(), replacement: None });
                 omitted_ids.push(id);
             }
             omitted.push(x.prompt_id.clone());
             omitted.extend(x.omit_ids.iter().cloned());
         }
-        results.push(ResultRecord {
+        f.results.push(ResultRecord {
             kind: ResultKind::Exchange,
             entry_id: x.prompt_id.clone(),
             tool: String::new(),
@@ -268,37 +317,32 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
+    omitted_ids
+}
 
-    // Old images: no request; an entry the pass omits keeps that edit.
-    // Those from before the run's prompt go together when they pay off, as
-    // exchanges do but with no minimum saving; the rest are deferred.
+/// Old images: no request; an entry the pass omits keeps that edit. Those
+/// from before the run's prompt go together when they pay off, as exchanges
+/// do but with no minimum saving; the rest are deferred. Returns the edits.
+fn images(pass: &PassState, omitted_ids: &[&str], f: &mut Finishing) -> usize {
     let images: Vec<&ImageEdit> =
         pass.images.iter().filter(|im| !im.texts.is_empty() && !omitted_ids.contains(&im.entry_id.as_str())).collect();
     let old = images.iter().filter(|im| im.before_run);
     let old_saved = old.clone().fold(0usize, |a, im| a.saturating_add(im.before_chars.saturating_sub(im.after_chars)));
     let old_rewrite =
         old.map(|im| Measured { chars: im.rewrite_chars, basis: im.rewrite_basis }).max_by_key(|m| m.chars);
-    let old_go = match old_rewrite {
-        Some(own) => {
-            let gate = run_end_break_even(Rule::Images, old_saved, own, other_rewrite, outlook, s);
-            let go = gate.as_ref().is_none_or(|g| g.paid_off);
-            break_even.extend(gate);
-            go
-        }
-        None => true,
-    };
+    let old_go = group_gate(pass, Rule::Images, old_saved, old_rewrite, f);
     let mut image_edits = 0usize;
     for im in images {
         let go = !im.before_run || old_go;
         if go {
             image_edits += 1;
-            saved = saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
-            edits.push(Draft::ContextEdit {
+            f.saved = f.saved.saturating_add(im.before_chars.saturating_sub(im.after_chars));
+            f.edits.push(Draft::ContextEdit {
                 target_id: im.entry_id.clone(),
                 replacement: Some(text_replacement(im.texts.clone())),
             });
         }
-        results.push(ResultRecord {
+        f.results.push(ResultRecord {
             kind: ResultKind::Image,
             entry_id: im.entry_id.clone(),
             tool: im.tool.clone(),
@@ -312,7 +356,12 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
             judged_chars: 0,
         });
     }
+    image_edits
+}
 
+/// The record of the pass (when it asked, edited an image or left outputs
+/// waiting), after the drafts.
+fn record(pass: &PassState, answers: &PassAnswers, image_edits: usize, f: Finishing) -> Outcome {
     let requests = pass.requests;
     let (input_tokens, cost_usd) = answers
         .outcomes
@@ -322,23 +371,24 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         .fold((0.0, 0.0), |(t, c), (dt, dc)| (t + dt, c + dc));
     let timed_out =
         answers.timed_out || answers.outcomes.iter().take(requests).any(|o| matches!(o, RequestOutcome::Timeout));
-    let decisions = break_even.clone();
+    let decisions = f.break_even.clone();
+    let saved = f.saved;
     let record = (requests > 0 || image_edits > 0 || !pass.waiting.is_empty()).then(|| Record {
         v: RECORD_VERSION,
         phase: pass.phase,
-        model: s.model.clone(),
+        model: pass.settings.model.clone(),
         saved_chars: saved,
         requests,
         input_tokens,
         cost_usd,
         ms: if answers.ms.is_finite() && answers.ms > 0.0 { answers.ms } else { 0.0 },
         timed_out,
-        results,
-        break_even,
+        results: f.results,
+        break_even: f.break_even,
         withheld: pass.withheld.clone(),
         late: pass.late,
     });
-    let mut entries = edits;
+    let mut entries = f.edits;
     if let Some(r) = &record {
         entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
     }
