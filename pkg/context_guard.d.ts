@@ -238,6 +238,14 @@ export function shortCount(n: number): string;
 export function toolLabel(tool: string, args: string): string;
 
 /**
+ * Prices per token from a session's recorded usage (`economics::bill::usage_prices`,
+ * the bill's rule) and the rewrite's premium over a read: `[read, write,
+ * premium]`, NaN where not recorded. The totals are dollars and tokens: cache
+ * reads, cache writes, uncached input.
+ */
+export function usagePrices(cost_read: number, read: number, cost_write: number, write: number, cost_input: number, input: number): Float64Array;
+
+/**
  * The core's version.
  */
 export function version(): string;
@@ -288,6 +296,7 @@ export interface InitOutput {
     readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly shortCount: (a: number) => [number, number];
     readonly toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
+    readonly usagePrices: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number];
     readonly version: () => [number, number];
     readonly withholdSecrets: (a: number, b: number, c: number, d: number) => [number, number];
     readonly __wbindgen_malloc: (a: number, b: number) => number;

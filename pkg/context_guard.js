@@ -925,6 +925,26 @@ export function toolLabel(tool, args) {
 }
 
 /**
+ * Prices per token from a session's recorded usage (`economics::bill::usage_prices`,
+ * the bill's rule) and the rewrite's premium over a read: `[read, write,
+ * premium]`, NaN where not recorded. The totals are dollars and tokens: cache
+ * reads, cache writes, uncached input.
+ * @param {number} cost_read
+ * @param {number} read
+ * @param {number} cost_write
+ * @param {number} write
+ * @param {number} cost_input
+ * @param {number} input
+ * @returns {Float64Array}
+ */
+export function usagePrices(cost_read, read, cost_write, write, cost_input, input) {
+    const ret = wasm.usagePrices(cost_read, read, cost_write, write, cost_input, input);
+    var v1 = getArrayF64FromWasm0(ret[0], ret[1]).slice();
+    wasm.__wbindgen_free(ret[0], ret[1] * 8, 8);
+    return v1;
+}
+
+/**
  * The core's version.
  * @returns {string}
  */
@@ -1030,6 +1050,11 @@ function _assertClass(instance, klass) {
     if (!(instance instanceof klass)) {
         throw new Error(`expected instance of ${klass.name}`);
     }
+}
+
+function getArrayF64FromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return getFloat64ArrayMemory0().subarray(ptr / 8, ptr / 8 + len);
 }
 
 function getArrayU32FromWasm0(ptr, len) {

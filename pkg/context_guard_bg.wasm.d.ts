@@ -36,6 +36,7 @@ export const setEnabled: (a: number, b: number, c: number) => [number, number, n
 export const setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const shortCount: (a: number) => [number, number];
 export const toolLabel: (a: number, b: number, c: number, d: number) => [number, number];
+export const usagePrices: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number];
 export const version: () => [number, number];
 export const withholdSecrets: (a: number, b: number, c: number, d: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;

@@ -8,6 +8,7 @@
 
 import { textChars } from "../guard/bill.ts";
 import { type BranchEntry, kindOf, runStarts } from "../guard/runs.ts";
+import { guardCore } from "../guard/wasm.ts";
 import type { Loose } from "../core.ts";
 
 /** Tool output of one tool: results and their characters (text blocks, as Pi's `estimateTokens` counts them ×4). */
@@ -237,17 +238,25 @@ export const tokensOf = (chars: number): number => chars / 4;
 export interface Prices {
   /** Everything sent as context: the dollars of input, cache reads and cache writes over their tokens. */
   input: number | undefined;
+  /** A token read from the cache, by the bill's rule (economics/bill.rs `usage_prices`). */
   cacheRead: number | undefined;
+  /** A token written again, by the bill's rule: the cache write's price, else the uncached input's. */
   cacheWrite: number | undefined;
+  /** What a rewrite costs over a read (economics/bill.rs `premium`). */
+  premium: number | undefined;
 }
 
 const per = (dollars: number, tokens: number) => (dollars > 0 && tokens > 0 ? dollars / tokens : undefined);
 
 export function pricesOf(c: Cost): Prices {
+  // The read and write prices and the premium are the core's, the same the bill (and /guard) use.
+  const [read, write, premium] = guardCore.usagePrices(c.cacheRead, c.cacheReadTokens, c.cacheWrite, c.cacheWriteTokens, c.input, c.inputTokens);
+  const known = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : undefined);
   return {
     input: per(c.input + c.cacheRead + c.cacheWrite, c.inputTokens + c.cacheReadTokens + c.cacheWriteTokens),
-    cacheRead: per(c.cacheRead, c.cacheReadTokens),
-    cacheWrite: per(c.cacheWrite, c.cacheWriteTokens),
+    cacheRead: known(read),
+    cacheWrite: known(write),
+    premium: known(premium),
   };
 }
 
@@ -372,8 +381,7 @@ export function estimate(
     for (const chars of rewriteOfRun.values()) w.rewriteTokens += tokensOf(chars);
     w.sparedLowerUsd = usd(w.sparedLowerTokens);
     w.sparedUpperUsd = usd(w.sparedUpperTokens);
-    const extra = p.cacheWrite !== undefined && p.cacheRead !== undefined ? Math.max(0, p.cacheWrite - p.cacheRead) : undefined;
-    w.rewriteUsd = extra === undefined ? null : w.rewriteTokens * extra;
+    w.rewriteUsd = p.premium === undefined ? null : w.rewriteTokens * p.premium;
   }
   return { priceFrom, pricePerToken: price ?? null, did, would: w };
 }

@@ -293,6 +293,12 @@ export const guardCore = {
   summary: (input: SummaryInput): string => wasm.guardSummary(JSON.stringify(input)),
   /** The guard's net effect on the main model's bill (guard/bill.rs) from the branch's events (`guard/bill.ts`). */
   bill: (input: BillInput): GuardBill => JSON.parse(wasm.guardBill(JSON.stringify(input))),
+  /**
+   * Prices per token from recorded usage, the bill's rule (economics/bill.rs `usage_prices`), and the
+   * rewrite's premium over a read: `[read, write, premium]`, NaN where not recorded.
+   */
+  usagePrices: (costRead: number, readTokens: number, costWrite: number, writeTokens: number, costInput: number, inputTokens: number): number[] =>
+    Array.from(wasm.usagePrices(costRead, readTokens, costWrite, writeTokens, costInput, inputTokens)),
   /** The one money answer for a net in dollars (guard/bill.rs `answer`): `saved $0.27 on <whose> so far (est.)`. */
   moneyAnswer: (netUsd: number, whose: string): string => wasm.moneyAnswer(netUsd, whose),
   beforeCompaction: (input: CompactionInput): CompactionDecision => JSON.parse(wasm.beforeCompaction(JSON.stringify(input))),

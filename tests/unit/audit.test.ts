@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { contextTokens, emptyCost, estimate, LaterRequests, pricesOf, Tally } from "../../extension/audit/figures.ts";
+import { BillEvents, billOf } from "../../extension/guard/bill.ts";
 import { runLengths } from "../../extension/guard/runs.ts";
 import { didSentence, folderName, sparkline, wouldSentences } from "../../extension/audit/format.ts";
 import { PROMPT_CHARS, promptLine } from "../../extension/audit/read.ts";
@@ -54,6 +55,41 @@ test("figures: context as Pi counts it, aborted and failed replies left out of t
   assert.deepEqual(f.keptOut, { large: 4000 });
   assert.deepEqual([f.guardRecords, f.guardSavedChars, f.recallsAfterDistill, f.recalledChars], [1, 4000, 1, 300]);
   assert.deepEqual([f.cost.total, f.cost.cacheReadTokens, f.cost.cacheWriteTokens], [0.75, 100, 200]);
+});
+
+test("prices: the audit's and the bill's are one rule (economics/bill.rs usage_prices), the same on the same session", () => {
+  // Per million tokens: Anthropic's shape (cache writes recorded) and a prefix cache's (no write: a rewrite is plain input).
+  const usage = (input: number, read: number, write: number, [pi, pr, pw]: number[]) => ({
+    input,
+    cacheRead: read,
+    cacheWrite: write,
+    output: 10,
+    cost: { input: (input * pi) / 1e6, cacheRead: (read * pr) / 1e6, cacheWrite: (write * pw) / 1e6, total: 0 },
+  });
+  for (const [name, prices, writes] of [
+    ["anthropic", [3, 0.3, 3.75], 400],
+    ["openai", [1.25, 0.125, 0], 0],
+  ] as const) {
+    const entries = [
+      { type: "custom", customType: "context-guard", data: { results: [{ kind: "large", outcome: "distilled", beforeChars: 8000, afterChars: 800 }] } },
+      reply(usage(200, 5000, writes, [...prices])),
+      reply(usage(100, 6000, writes, [...prices])),
+    ];
+    const tally = new Tally();
+    const events = new BillEvents();
+    for (const e of entries) {
+      tally.add(e);
+      events.add(e);
+    }
+    const audit = pricesOf(tally.f.cost);
+    const bill = billOf(events.events, undefined);
+    assert.ok(bill.ok, name);
+    const perMillion = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e6 * 1e6) / 1e6);
+    assert.deepEqual([perMillion(audit.cacheRead), perMillion(audit.cacheWrite)], [bill.value.readPrice, bill.value.writePrice], name);
+    // The write price falls back to the uncached input's where no write was recorded, in both.
+    assert.equal(perMillion(audit.cacheWrite), writes > 0 ? prices[2] : prices[0], name);
+    assert.equal(perMillion(audit.premium), perMillion((audit.cacheWrite ?? 0) - (audit.cacheRead ?? 0)), name);
+  }
 });
 
 test("requests after a run: a steering message belongs to its run, as runLengths counts runs (one rule, guard/run.rs)", () => {

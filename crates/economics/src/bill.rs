@@ -181,6 +181,33 @@ impl BillInput {
     }
 }
 
+/// Dollars per token, from what a session's requests recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UsagePrices {
+    /// A token read from the cache.
+    pub read: Option<f64>,
+    /// A token written to the cache again: the cache write's price, or where
+    /// the provider records no write (a prefix cache such as OpenAI's bills a
+    /// rewrite as plain input), the uncached input's.
+    pub write: Option<f64>,
+}
+
+/// The one rule for prices from recorded usage (the bill's, and the audit's
+/// through the wasm's `usagePrices`): each price is its dollars over its
+/// tokens, where both were recorded.
+pub fn usage_prices(sum: &Usage) -> UsagePrices {
+    UsagePrices {
+        read: per_token(sum.cost_read, sum.cache_read),
+        write: per_token(sum.cost_write, sum.cache_write).or_else(|| per_token(sum.cost_input, sum.input)),
+    }
+}
+
+/// What a token written again costs over reading it from the cache (never
+/// below zero): the price of a rewrite.
+pub fn premium(read: f64, write: f64) -> f64 {
+    (write - read).max(0.0)
+}
+
 /// Dollars per token of `dollars` over `tokens`, when both are positive.
 fn per_token(dollars: f64, tokens: f64) -> Option<f64> {
     (dollars > 0.0 && tokens > 0.0).then(|| dollars / tokens)
@@ -311,8 +338,7 @@ pub fn bill(input: &BillInput) -> Bill {
         }
     }
     let catalog = input.catalog.unwrap_or_default();
-    let read_usage = per_token(sum.cost_read, sum.cache_read);
-    let write_usage = per_token(sum.cost_write, sum.cache_write).or_else(|| per_token(sum.cost_input, sum.input));
+    let UsagePrices { read: read_usage, write: write_usage } = usage_prices(&sum);
     let read = read_usage.or_else(|| per_million(catalog.cache_read));
     let write = write_usage.or_else(|| per_million(catalog.cache_write).or_else(|| per_million(catalog.input)));
     let prices = match (read_usage.is_some() && write_usage.is_some(), read_usage.is_some() || write_usage.is_some()) {
@@ -322,7 +348,7 @@ pub fn bill(input: &BillInput) -> Bill {
         (false, false) => "catalog",
     };
     let (saved_usd, rewrite_usd) = match (read, write) {
-        (Some(r), Some(w)) if prices != "none" => (Some(saved * r + saved_cold * w), Some(rewrite * (w - r).max(0.0))),
+        (Some(r), Some(w)) if prices != "none" => (Some(saved * r + saved_cold * w), Some(rewrite * premium(r, w))),
         _ => (None, None),
     };
     let mut b = Bill {

@@ -228,6 +228,27 @@ pub fn money_answer(net_usd: f64, whose: &str) -> String {
     context_guard_economics::bill::answer(net, &text::sanitize_line(whose, 80))
 }
 
+/// Prices per token from a session's recorded usage (`economics::bill::usage_prices`,
+/// the bill's rule) and the rewrite's premium over a read: `[read, write,
+/// premium]`, NaN where not recorded. The totals are dollars and tokens: cache
+/// reads, cache writes, uncached input.
+#[wasm_bindgen(js_name = usagePrices)]
+pub fn usage_prices(cost_read: f64, read: f64, cost_write: f64, write: f64, cost_input: f64, input: f64) -> Vec<f64> {
+    use context_guard_economics::bill;
+    let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
+    let sum = bill::Usage {
+        input: finite(input),
+        cache_read: finite(read),
+        cache_write: finite(write),
+        cost_input: finite(cost_input),
+        cost_read: finite(cost_read),
+        cost_write: finite(cost_write),
+    };
+    let p = bill::usage_prices(&sum);
+    let premium = p.read.zip(p.write).map(|(r, w)| bill::premium(r, w));
+    [p.read, p.write, premium].map(|x| x.unwrap_or(f64::NAN)).to_vec()
+}
+
 /// Distill before compacting: the JSON text of a `guard::compaction::CompactionInput`
 /// in, its `Decision` out (whether Pi is about to compact, whether the
 /// checkpoint's edits keep it under the threshold, the line `/guard` shows).
