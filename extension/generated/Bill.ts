@@ -25,8 +25,8 @@ export type Bill = {
   /**
    * Dollars, where there are prices (`null` otherwise).
    */
-  savedUsd?: number;
-  rewriteUsd?: number;
+  savedUsd: number | null;
+  rewriteUsd: number | null;
   /**
    * The classifier's cost the records hold (always dollars).
    */
@@ -34,13 +34,13 @@ export type Bill = {
   /**
    * `saved − rewrite − judge`, where there are prices.
    */
-  netUsd?: number;
+  netUsd: number | null;
   /**
    * Dollars per million tokens: the cache-read price, and the price of a token
    * written again (cache write, else uncached input).
    */
-  readPrice?: number;
-  writePrice?: number;
+  readPrice: number | null;
+  writePrice: number | null;
   /**
    * Where the prices came from: `usage` (the session's recorded usage),
    * `catalog` (the model's `cost`), `usage and catalog`, or `none`.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::read::Fields;
 
 /// The figures `/guard`, the status bar and `/context` show.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
@@ -33,13 +33,14 @@ pub struct Stats {
     /// The guard's net effect on the main model's bill so far (`guard::bill`),
     /// when the extension computed it (`/guard`, `/context`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub bill: Option<Bill>,
 }
 
 /// The guard's net effect on the main model's bill so far, an estimate
 /// (`guard::bill` computes it; docs/GUARD.md "What it saved so far"): reads
 /// saved − rewrites paid − judge paid, each in tokens and dollars.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Bill {

@@ -118,6 +118,12 @@ impl Prices {
             self.input
         }
     }
+
+    /// What a rewrite costs over a read, in micros: the rule of `bill::premium`
+    /// (the write's price less the read's, never below zero) on the catalog's prices.
+    pub fn premium(&self) -> usize {
+        self.write().saturating_sub(self.cache_read)
+    }
 }
 
 /// Millionths of a dollar for `chars` characters (tokens ≈ characters ÷ 4)
@@ -241,7 +247,7 @@ pub fn weigh(edit: Edit, prices: Prices, factor: usize) -> Worth {
     let mut w = Worth { expected_chars: expected, ..Worth::default() };
     if prices.priced() {
         w.gain_micros = cost_micros(expected, prices.cache_read, edit.later);
-        let premium = prices.write().saturating_sub(prices.cache_read);
+        let premium = prices.premium();
         // What the next request writes again is the rewrite after the edit: the part expected to go is not sent.
         let written = edit.rewrite_chars.saturating_sub(expected);
         w.cost_micros = cost_micros(written, premium, 1).saturating_add(edit.judge_micros);

@@ -17,7 +17,7 @@ pub const NAMED_TYPES: usize = 5;
 pub const LABEL_MAX: usize = 40;
 
 /// One row of the composition table.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {

@@ -9,15 +9,17 @@
 use serde::Serialize;
 
 /// Pi's total against the composition.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Drift {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub host: Option<u64>,
     pub estimate: u64,
     /// `host - estimate`; `None` while the host's total is unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub difference: Option<i64>,
     pub note: DriftNote,
 }

@@ -56,7 +56,7 @@ pub fn hue_of(id: &str, depth: u8) -> Hue {
 }
 
 /// The window bar.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WindowGauge {
@@ -64,6 +64,7 @@ pub struct WindowGauge {
     pub of: u8,
     /// The cell where the compaction threshold falls, when one is in effect.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub threshold_cell: Option<u8>,
     /// What the bar measures: Pi's total, or the composition estimate while the total is pending.
     pub basis: GaugeBasis,

@@ -39,7 +39,7 @@ pub struct KeptInputs {
 }
 
 /// One kind's figures.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KindFigures {
@@ -49,7 +49,7 @@ pub struct KindFigures {
 }
 
 /// One tool's outputs kept out, and how many of them the model recalled.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolRecalls {
@@ -59,7 +59,7 @@ pub struct ToolRecalls {
     pub recalled: u32,
 }
 
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KeptDetail {

@@ -18,7 +18,7 @@ use serde::Serialize;
 pub const LARGEST: usize = 5;
 
 /// One of the largest messages.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Largest {

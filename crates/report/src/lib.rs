@@ -269,7 +269,7 @@ pub enum Hue {
 }
 
 /// The whole report.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextReport {
@@ -285,12 +285,15 @@ pub struct ContextReport {
     pub largest: Vec<largest::Largest>,
     /// The effect of a compaction that just finished (`compacted_from`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub compacted: Option<history::Compacted>,
     /// What the guard keeps out of the window, as the inputs gave it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub guard: Option<context_guard_base::kept::Stats>,
     /// The guard's part by kind and its recalls by tool, when the guard is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub kept_detail: Option<kept_detail::KeptDetail>,
     /// The report's sentences, shared by the screen and the text.
     pub sentences: text::Sentences,

@@ -34,7 +34,7 @@ pub struct RequestInputs {
 }
 
 /// The figures the report shows.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Requests {
@@ -49,12 +49,14 @@ pub struct Requests {
     pub edits: u32,
     /// The last request's cache: read, written, uncached input.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub cache: Option<Cache>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub cost: Option<f64>,
 }
 
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cache {

@@ -36,7 +36,7 @@ pub fn percent_text(p: f64) -> String {
 }
 
 /// The report's sentences, shared by the screen and the text.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sentences {
@@ -51,9 +51,11 @@ pub struct Sentences {
     pub requests: String,
     /// The last request's cache, when there was a request.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub cache: Option<String>,
     /// The session's cost as Pi's footer shows it, when it shows one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub cost: Option<String>,
     /// The guard's part by kind, one line per kind with anything kept out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -61,12 +63,15 @@ pub struct Sentences {
     pub kept_kinds: Vec<String>,
     /// How often the model recalled what the guard kept out, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub recalled: Option<String>,
     /// What context-guard keeps out of the window, when it is loaded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub guard: Option<String>,
     /// The guard's net effect on the main model's bill so far, when the guard computed it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub bill: Option<String>,
 }
 

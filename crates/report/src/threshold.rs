@@ -12,20 +12,24 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Pi's own estimate of the window.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Headline {
     /// Pi's total; `None` while pending or when Pi gives none.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub window: Option<u64>,
     pub window_source: WindowSource,
     /// Unrounded; shown to one decimal.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub percent: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub free: Option<u64>,
     /// Pi knows the window but not the total: the moments between a
     /// compaction and the next successful reply.
@@ -45,7 +49,7 @@ pub enum WindowSource {
 }
 
 /// The automatic compaction threshold.
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Threshold {
@@ -53,21 +57,27 @@ pub struct Threshold {
     /// `compaction.enabled`, else Pi's default.
     pub enabled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub reserve: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub reserve_source: Option<ReserveSource>,
     /// `provider/id` of the active model: the key of `modelOverrides`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub model_key: Option<String>,
     /// `window - reserve`: Pi compacts once the total passes it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub at: Option<u64>,
     /// `window - reserve - tokens`; negative past the threshold. `None` while
     /// the total is unknown or no threshold is in effect.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub headroom: Option<i64>,
     /// Why the settings could not be resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub problem: Option<String>,
 }
 
