@@ -84,7 +84,10 @@ export function registerGuardCommand(pi: ExtensionAPI, deps: CommandDeps): void 
           if (current.error) return say(ctx, `context-guard: ${current.error}; nothing changed`, "error");
           const next = callCore(() => guardCore.setModel(current.text ?? "{}", chosen));
           if (!next.ok) return say(ctx, `context-guard: ${next.error}`, "error");
-          const [provider, id] = [chosen.slice(0, chosen.indexOf("/")), chosen.slice(chosen.indexOf("/") + 1)];
+          // The core's reading of what was saved (settings.rs `split_model`), not a second split here.
+          const saved = callCore(() => guardCore.parseSettings(next.value));
+          if (!saved.ok) return say(ctx, `context-guard: ${saved.error}`, "error");
+          const { modelProvider: provider, modelId: id } = saved.value.settings;
           const found = findClassifier(ctx, provider, id);
           if (!found.ok && found.status.endsWith("not found"))
             return say(ctx, `context-guard: Pi knows no model ${chosen.slice(0, 80)}; nothing changed`, "warning");

@@ -332,13 +332,9 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
             }
         }
     }
-    let mut settings = s.clone();
-    // The checkpoint's own threshold decides chunks (the original guard probed 0.6).
-    settings.chunk_keep_threshold = s.mid_run_chunk_keep_threshold;
-    // There is no final answer to cite yet.
-    settings.keep_cited_files = false;
-    // The checkpoint's break-even already weighed its exchanges with everything else.
-    settings.exchange_break_even = false;
+    // The user's settings as they are: `finish` decides by the phase (pass/finish.rs `deciding`:
+    // the checkpoint's own chunk threshold, no cited files, no separate weighing of exchanges).
+    let settings = s.clone();
     let count = planned.requests.len();
     Checkpoint {
         plan: Plan {

@@ -12,6 +12,7 @@ use crate::outcome::Phase;
 use crate::outcome::{
     Draft, Outcome, Record, Replacement, ResultKind, ResultRecord, TextBlock, TextRange, RECORD_TYPE, RECORD_VERSION,
 };
+use crate::settings::Settings;
 use crate::worth::later_after_run;
 
 use super::gate::{self, Candidate};
@@ -29,14 +30,34 @@ pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
         RequestOutcome::Error { message: "no outcome for this request".to_string() }
     };
     let outcome_of = |i: usize| answers.outcomes.get(i).unwrap_or(&missing);
+    let s = &deciding(pass);
     let mut f = Finishing { break_even: pass.break_even.clone(), ..Finishing::default() };
-    let mut pending = large_outputs(pass, outcome_of, &mut f);
-    pending.extend(small_outputs(pass, outcome_of, &mut f));
+    let mut pending = large_outputs(pass, s, outcome_of, &mut f);
+    pending.extend(small_outputs(pass, s, outcome_of, &mut f));
     waiting(pass, &mut f);
     gate_outputs(pass, pending, &mut f);
-    let omitted_ids = exchanges(pass, outcome_of, &mut f);
-    let image_edits = images(pass, &omitted_ids, &mut f);
+    let omitted_ids = exchanges(pass, s, outcome_of, &mut f);
+    let image_edits = images(pass, s, &omitted_ids, &mut f);
     record(pass, answers, image_edits, f)
+}
+
+/// The settings `finish` decides by, for the pass's phase. A run end decides
+/// by the user's. A mid-run checkpoint decides chunks by its own threshold
+/// (`midRunChunkKeepThreshold`), keeps no file for being cited (there is no
+/// final answer yet), and weighs no group of old exchanges apart (its own
+/// break-even weighed them with everything else). The pass holds the user's
+/// settings as they are.
+fn deciding(pass: &PassState) -> Settings {
+    let s = &pass.settings;
+    match pass.phase {
+        Phase::RunEnd => s.clone(),
+        Phase::MidRun => Settings {
+            chunk_keep_threshold: s.mid_run_chunk_keep_threshold,
+            keep_cited_files: false,
+            exchange_break_even: false,
+            ..s.clone()
+        },
+    }
 }
 
 /// What the steps build up: the drafts, the results, what they keep out, the
@@ -55,10 +76,10 @@ struct Finishing {
 /// edits wait on the outputs' gate.
 fn large_outputs<'a>(
     pass: &PassState,
+    s: &Settings,
     outcome_of: impl Fn(usize) -> &'a RequestOutcome,
     f: &mut Finishing,
 ) -> Vec<Pending> {
-    let s = &pass.settings;
     let mut pending = Vec::new();
     for (k, o) in pass.outputs.iter().enumerate() {
         if !covers(o) {
@@ -155,12 +176,13 @@ fn large_outputs<'a>(
 /// waits on the outputs' gate.
 fn small_outputs<'a>(
     pass: &PassState,
+    s: &Settings,
     outcome_of: impl Fn(usize) -> &'a RequestOutcome,
     f: &mut Finishing,
 ) -> Vec<Pending> {
     let mut pending = Vec::new();
     for p in &pass.small {
-        let d = crate::items::decide_small(p, outcome_of(p.request), &pass.settings);
+        let d = crate::items::decide_small(p, outcome_of(p.request), s);
         let after = d.stub.as_deref().map_or(p.chars, crate::text::js_len);
         if let Some(stub) = d.stub {
             pending.push(Pending {
@@ -242,7 +264,14 @@ fn gate_outputs(pass: &PassState, pending: Vec<Pending>, f: &mut Finishing) {
 /// the old images from before the run's prompt): whether it pays off over the
 /// rewrite the edits before it do not already cause (`rule`'s minimum saving
 /// included). No group: nothing to weigh, it goes.
-fn group_gate(pass: &PassState, rule: Rule, saved: usize, own: Option<Measured>, f: &mut Finishing) -> bool {
+fn group_gate(
+    pass: &PassState,
+    s: &Settings,
+    rule: Rule,
+    saved: usize,
+    own: Option<Measured>,
+    f: &mut Finishing,
+) -> bool {
     let Some(own) = own else { return true };
     let outlook = Outlook {
         cache: pass.cache,
@@ -252,7 +281,7 @@ fn group_gate(pass: &PassState, rule: Rule, saved: usize, own: Option<Measured>,
         lapsed: pass.lapsed,
         ..Outlook::default()
     };
-    let gate = run_end_break_even(rule, saved, own, f.other_rewrite, outlook, &pass.settings);
+    let gate = run_end_break_even(rule, saved, own, f.other_rewrite, outlook, s);
     let go = gate.as_ref().is_none_or(|g| g.paid_off);
     f.break_even.extend(gate);
     if go {
@@ -265,6 +294,7 @@ fn group_gate(pass: &PassState, rule: Rule, saved: usize, own: Option<Measured>,
 /// Returns the ids of the entries omitted with them.
 fn exchanges<'a>(
     pass: &'a PassState,
+    s: &Settings,
     outcome_of: impl Fn(usize) -> &'a RequestOutcome,
     f: &mut Finishing,
 ) -> Vec<&'a str> {
@@ -272,7 +302,7 @@ fn exchanges<'a>(
         .exchanges
         .iter()
         .map(|x| {
-            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), &pass.settings);
+            let (unrelated, reason, trace) = crate::exchange::unrelated(x, outcome_of(x.request), s);
             (x, unrelated, reason, trace)
         })
         .collect();
@@ -285,7 +315,7 @@ fn exchanges<'a>(
         .filter(|j| j.1)
         .map(|(x, ..)| Measured { chars: x.rewrite_chars, basis: x.rewrite_basis })
         .max_by_key(|m| m.chars);
-    let omit = group_gate(pass, Rule::Exchanges, unrelated_saved, unrelated_rewrite, f);
+    let omit = group_gate(pass, s, Rule::Exchanges, unrelated_saved, unrelated_rewrite, f);
     let mut omitted_ids: Vec<&str> = Vec::new();
     for (x, unrelated, reason, trace) in judged {
         let go = unrelated && omit;
@@ -323,14 +353,14 @@ fn exchanges<'a>(
 /// Old images: no request; an entry the pass omits keeps that edit. Those
 /// from before the run's prompt go together when they pay off, as exchanges
 /// do but with no minimum saving; the rest are deferred. Returns the edits.
-fn images(pass: &PassState, omitted_ids: &[&str], f: &mut Finishing) -> usize {
+fn images(pass: &PassState, s: &Settings, omitted_ids: &[&str], f: &mut Finishing) -> usize {
     let images: Vec<&ImageEdit> =
         pass.images.iter().filter(|im| !im.texts.is_empty() && !omitted_ids.contains(&im.entry_id.as_str())).collect();
     let old = images.iter().filter(|im| im.before_run);
     let old_saved = old.clone().fold(0usize, |a, im| a.saturating_add(im.before_chars.saturating_sub(im.after_chars)));
     let old_rewrite =
         old.map(|im| Measured { chars: im.rewrite_chars, basis: im.rewrite_basis }).max_by_key(|m| m.chars);
-    let old_go = group_gate(pass, Rule::Images, old_saved, old_rewrite, f);
+    let old_go = group_gate(pass, s, Rule::Images, old_saved, old_rewrite, f);
     let mut image_edits = 0usize;
     for im in images {
         let go = !im.before_run || old_go;
