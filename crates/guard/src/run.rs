@@ -438,15 +438,16 @@ fn outputs_where(
 /// The large candidates (≥ `minResultChars`), or none when they add up to
 /// less than `minRunChars`.
 pub fn large_outputs(entries: &[ContextEntry], run: &Run, settings: &Settings) -> Large {
-    large_of(run_outputs(entries, run, settings), settings)
+    large_of(run_outputs(entries, run, settings), settings, settings.min_run_chars)
 }
 
 /// [`large_outputs`] of candidates already read by [`run_outputs`] (the pass
-/// reads them once for large and small outputs: each holds its output's text).
-pub fn large_of(candidates: Vec<Output>, settings: &Settings) -> Large {
+/// reads them once for large and small outputs: each holds its output's text),
+/// with `min_run_chars` for `minRunChars` (a mid-run checkpoint's is 0: its batch gate weighs them).
+pub fn large_of(candidates: Vec<Output>, settings: &Settings, min_run_chars: usize) -> Large {
     let outputs: Vec<Output> = candidates.into_iter().filter(|o| o.chars >= settings.min_result_chars).collect();
     let total_chars = outputs.iter().fold(0usize, |a, o| a.saturating_add(o.chars));
-    if total_chars < settings.min_run_chars {
+    if total_chars < min_run_chars {
         return Large { outputs: Vec::new(), total_chars, below_min_run: true };
     }
     Large { outputs, total_chars, below_min_run: false }

@@ -23,13 +23,11 @@ use serde_json::Value;
 
 use crate::cache::{rewrite, Basis, BreakEven, Cache, Measured, Outlook, Rule};
 use crate::entry::{ContextEntry, Message};
-use crate::exchange::{self, Span};
-use crate::items::small_of;
-use crate::memo::{contains, exchanges_judged_since, judged_mid_run, removed_share};
+use crate::memo::{contains, judged_mid_run, removed_share};
 use crate::outcome::Phase;
 use crate::pass::plan::{requests_so_far, skipped};
-use crate::pass::{plan_items, weigh_judge, Items, PassInput, PassState, Plan, Planned, Skip};
-use crate::run::{find_run, run_outputs, Output};
+use crate::pass::{choose, plan_items, weigh_judge, Chosen, Items, PassInput, PassState, Plan, Planned, Skip};
+use crate::run::Output;
 use crate::worth::{self, later_requests};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
@@ -229,28 +227,25 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         return skip(Skip::NoClassifier, gate);
     }
     let entries = &p.entries;
-    let Some(mut run) = find_run(entries, s) else {
+    let measure = rewrite(&p.model, entries);
+    // What a pass would choose at this point, then the checkpoint's own gates over its outputs.
+    let Some(Chosen { run, items, .. }) = choose(p, entries, &measure, 0, Phase::MidRun) else {
         return skip(Skip::NoRun, gate);
     };
-    run.mid_run = true;
-
     // Turn = assistant message of the run; an output's age is the turns
     // after the one that called it.
     let turn_at = turns_before(entries, run.prompt_index);
     gate.turns = turn_at.last().copied().unwrap_or(0);
     let age = |o: &Output| gate.turns.saturating_sub(turn_at.get(o.entry_index).copied().unwrap_or(0));
     let memo = judged_mid_run(&p.records);
-    let outputs: Vec<Output> = run_outputs(entries, &run, s)
-        .into_iter()
-        .filter(|o| o.tool != RECALL_TOOL && !contains(&memo, &o.entry_id) && !p.judging.contains(&o.entry_id))
-        .filter(|o| input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns.saturating_sub(input.lag))
-        .collect();
-    let (large, rest): (Vec<Output>, Vec<Output>) = outputs.into_iter().partition(|o| o.chars >= s.min_result_chars);
-    let small = small_of(rest, entries, &run, s);
-    let judged = exchanges_judged_since(&p.records, run.prompt_index);
-    let mut exchanges: Vec<Span> =
-        exchange::candidates(entries, &run, s).into_iter().filter(|x| !contains(&judged, &x.prompt_id)).collect();
-    crate::pass::plan::leave_judged_exchanges(&p.judging, entries, &mut exchanges);
+    let eligible = |o: &Output| {
+        o.tool != RECALL_TOOL
+            && !contains(&memo, &o.entry_id)
+            && (input.gates == Gates::EveryEligible || age(o) >= s.mid_run_min_age_turns.saturating_sub(input.lag))
+    };
+    let Items { mut large, mut small, mut exchanges } = items;
+    large.retain(|o| eligible(o));
+    small.retain(|x| eligible(&x.output));
 
     gate.outputs = large.len() + small.len();
     gate.exchanges = exchanges.len();
@@ -262,7 +257,6 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         return skip(Skip::NothingEligible, gate);
     }
 
-    let measure = rewrite(&p.model, entries);
     let requests_so_far = requests_so_far(entries);
     let cache = measure.cache();
     // The break-even decision, for the record (a skip is not recorded: its Gate says it).

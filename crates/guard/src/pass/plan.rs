@@ -88,8 +88,8 @@ pub fn weigh_judge(price: Option<JudgePrice>, planned: &PlannedItems, requests_s
     })
 }
 
-/// What a run-end pass at the end of `entries` chooses: the run,
-/// the items its gates let through to the classifier and the old images,
+/// What a pass at the end of `entries` chooses: the run, the items its
+/// gates let through to the classifier and, at a run end, the old images,
 /// which need no request.
 #[derive(Debug, Clone, Default)]
 pub struct Chosen {
@@ -102,20 +102,35 @@ pub struct Chosen {
     pub large_skip: Option<Skip>,
 }
 
-/// The run-end pass's choice at the end of `entries` (the pass's whole
-/// context, or a prefix of a saved branch for the audit), with `input`'s
-/// settings, classifier and records and the rewrite `measure` of `entries`.
-/// `None` when they hold no run.
+/// A pass's choice at the end of `entries` (the pass's whole context, or a
+/// prefix of a saved branch for the audit), with `input`'s settings,
+/// classifier and records and the rewrite `measure` of `entries`. `None`
+/// when they hold no run.
+///
+/// `phase`: a run end chooses the old images too, and its large outputs
+/// must reach `minRunChars` together; a mid-run checkpoint chooses no images
+/// and weighs its batch by its own gates (`checkpoint::plan`), and its run
+/// reads as mid-run (`Run::mid_run`).
 ///
 /// `seen`: the old images and old exchanges of the entries before this index
 /// were chosen at an earlier run end of the same branch, so they are not
 /// read again (0 for a pass; the audit walks every run end of a branch and
 /// would otherwise read its whole history at each). It must be 0 or the
 /// index of a prompt, so that the exchanges read from it are the branch's.
-pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, seen: usize) -> Option<Chosen> {
+pub fn choose(
+    input: &PassInput,
+    entries: &[ContextEntry],
+    measure: &Rewrite,
+    seen: usize,
+    phase: Phase,
+) -> Option<Chosen> {
     let s = &input.settings;
-    let run = find_run(entries, s)?;
-    let mut images = crate::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns);
+    let mut run = find_run(entries, s)?;
+    run.mid_run = phase == Phase::MidRun;
+    let mut images = match phase {
+        Phase::RunEnd => crate::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns),
+        Phase::MidRun => Vec::new(),
+    };
     for im in &mut images {
         im.entry_index += seen;
         let m = measure.measure(im.entry_index);
@@ -127,7 +142,7 @@ pub fn choose(input: &PassInput, entries: &[ContextEntry], measure: &Rewrite, se
     // Read once for both sizes: each candidate holds its output's text.
     let (large, small_candidates): (Vec<_>, Vec<_>) =
         run_outputs(entries, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
-    let large = large_of(large, s);
+    let large = large_of(large, s, if phase == Phase::RunEnd { s.min_run_chars } else { 0 });
     let large_skip = if large.total_chars == 0 {
         Some(Skip::NoLargeOutputs)
     } else if large.below_min_run {
@@ -183,7 +198,8 @@ pub fn plan(input: &PassInput) -> Plan {
     }
     let entries = &input.entries;
     let measure = rewrite(&input.model, entries);
-    let Some(Chosen { run, mut items, images, mut large_skip }) = choose(input, entries, &measure, 0) else {
+    let Some(Chosen { run, mut items, images, mut large_skip }) = choose(input, entries, &measure, 0, Phase::RunEnd)
+    else {
         return skipped(s, Skip::NoRun);
     };
     let requests_so_far = requests_so_far(entries);
