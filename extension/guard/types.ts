@@ -1,6 +1,10 @@
 // The guard's core, as TypeScript sees it: the data that crosses the wasm
-// boundary (mirrors of the Rust types in crates/base/src) and the exports of
-// crates/wasm/src/guard.rs. Types only; no logic lives here.
+// boundary and the exports of crates/wasm/src/guard.rs. Types only; no logic lives here.
+//
+// What the core writes with serde is generated from the Rust structs (ts-rs, the
+// crates' `ts` feature; scripts/gen-types.sh) and re-exported here, so the two
+// cannot drift apart. What the core reads by hand (lenient readers, `from_value`)
+// or writes by hand stays written here, each with why.
 //
 // Structured values cross as JSON (like the /context report): the extension
 // stringifies once and parses once. A run-end pass carries a megabyte of tool
@@ -20,6 +24,13 @@
 //   const outcome = JSON.parse(wasm.finishPass(pass, enc.encode(JSON.stringify(run satisfies PassAnswers))));
 //
 // Every export can throw (malformed input); call it through callCore.
+
+import type { CheckpointGates } from "../generated/CheckpointGates.ts";
+import type { GuardClassifierQuestion } from "../generated/GuardClassifierQuestion.ts";
+import type { GuardDraft } from "../generated/GuardDraft.ts";
+import type { GuardSettings } from "../generated/GuardSettings.ts";
+import type { JudgePrice } from "../generated/JudgePrice.ts";
+import type { LargeOutputState } from "../generated/LargeOutputState.ts";
 
 // ---------------------------------------------------------------------------
 // Exports of crates/wasm/src/guard.rs (in pkg/context_guard.d.ts)
@@ -69,87 +80,18 @@ export interface PassHandle {
   free(): void;
 }
 
-/** Why a pass or checkpoint has nothing to ask; the last four are a checkpoint's (docs/GUARD.md "Mid-run checkpoints"). */
-export type PassSkip =
-  | "off"
-  | "no-run"
-  | "no-large-outputs"
-  | "below-min-run-chars"
-  | "no-classifier"
-  | "mid-run-off"
-  | "nothing-eligible"
-  | "below-batch"
-  | "not-paying-off"
-  | "early-in-run"
-  | "judge-not-worth-it"
-  | "cache-warm";
+/** Why a pass or checkpoint has nothing to ask (guard/pass/mod.rs `Skip`); crosses as its name (`as_str`). */
+export type { PassSkip } from "../generated/PassSkip.ts";
 
 // ---------------------------------------------------------------------------
 // Settings (settings.rs): every key of docs/GUARD.md "Settings" with its default.
 
-export interface GuardSettings {
-  enabled: boolean;
-  /** `provider/id`, split at the first `/` into the next two. */
-  model: string;
-  modelProvider: string;
-  modelId: string;
-  minResultChars: number;
-  minRunChars: number;
-  keepWholeThreshold: number;
-  focusWholeThreshold: number;
-  chunkKeepThreshold: number;
-  noneThreshold: number;
-  maxKeepRatio: number;
-  keepCitedFiles: boolean;
-  timeoutMs: number;
-  concurrency: number;
-  maxSegmentChars: number;
-  maxChunksPerSegment: number;
-  excludeTools: string[];
-  /** The user's own secret patterns (regex-lite), besides the built-in rules. */
-  secretPatterns: string[];
-  /** File-name patterns whose outputs are never sent to the judge. */
-  secretFiles: string[];
-  distillErrors: boolean;
-  historyExchanges: number;
-  pinAnthropicCache: boolean;
-  midRun: boolean;
-  midRunMinAgeTurns: number;
-  midRunMinTurns: number;
-  midRunBatchChars: number;
-  midRunBatchCharsOpenAI: number;
-  midRunChunkKeepThreshold: number;
-  midRunBreakEven: boolean;
-  /** The room trigger (guard/worth.rs): past this many tokens a batch expected to take out `midRunRoomMinTokens` goes; 0 off. */
-  midRunRoomTokens: number;
-  midRunRoomMinTokens: number;
-  /** How later requests are estimated for the money rule. */
-  laterRequests: "turns" | "session" | "median";
-  smallResultMinChars: number;
-  smallKeepThreshold: number;
-  pruneExchanges: boolean;
-  keepRecentExchanges: number;
-  exchangeOmitThreshold: number;
-  exchangeBreakEven: boolean;
-  exchangeMinSavingChars: number;
-  imageKeepTurns: number;
-  /** At run end, large and small outputs go through the money rule; what does not pay waits. */
-  runEndBreakEven: boolean;
-  /** Checkpoints and run ends wait for the judge (issue 27); off, it works in the background. */
-  waitForJudge: boolean;
-}
-
+export type { GuardSettings } from "../generated/GuardSettings.ts";
+export type { LaterRequests } from "../generated/LaterRequests.ts";
+/** `warnings`: one per ignored value, naming the key (the file's path is the extension's to add). */
+export type { ParsedSettings } from "../generated/ParsedSettings.ts";
 /** `maxSegmentChars` as the classifier's window allows (guard/segment_fit.rs); `warning` names the key when it was clipped. */
-export interface SegmentFit {
-  maxSegmentChars: number;
-  warning?: string;
-}
-
-export interface ParsedSettings {
-  settings: GuardSettings;
-  /** One per ignored value, naming the key (the file's path is the extension's to add). */
-  warnings: string[];
-}
+export type { SegmentFit } from "../generated/SegmentFit.ts";
 
 // ---------------------------------------------------------------------------
 // The pass's input (entry.rs, guard/pass/)
@@ -159,6 +101,7 @@ export interface ParsedSettings {
  * `event.context.contextEntries`. `messages` are Pi's `AgentMessage`s as they are
  * (unknown roles and fields are ignored); `raw` is `sourceEntry.message` when an
  * edit changed what the model sees. Image `data` may be cut to its first kilobytes.
+ * Written here: the core reads it by hand (`ContextEntry::from_value`).
  */
 export interface GuardEntry {
   id: string;
@@ -167,7 +110,10 @@ export interface GuardEntry {
   raw?: unknown;
 }
 
-/** The main model as its prompt cache matters (guard/cache.rs `MainModel`); missing fields read as empty or false. */
+/**
+ * The main model as its prompt cache matters (guard/cache.rs `MainModel`); missing fields read as empty or false.
+ * Written here: the core reads it by hand (`MainModel::from_value`), and its serde form leaves fields out.
+ */
 export interface MainModel {
   provider: string;
   api: string;
@@ -191,6 +137,7 @@ export interface MainModel {
   opening?: boolean;
 }
 
+/** Written here: the core reads it by hand (`PassInput::from_value`), every field but `entries` and `settings` optional. */
 export interface PassInput {
   entries: GuardEntry[];
   /** As `ParsedSettings.settings` gave them (read back through the same validation). */
@@ -210,18 +157,15 @@ export interface PassInput {
 }
 
 /** Dollars per million input tokens from Pi's catalog: the judge's `cost.input`, the main model's `cost.cacheRead` (else `cost.input`). */
-export interface JudgePrice {
-  inputPerMillion: number;
-  mainPerMillion: number;
-}
+export type { JudgePrice } from "../generated/JudgePrice.ts";
 
 /**
- * Which gates a checkpoint applies (guard/checkpoint/mod.rs `Gates`): `mid-run` (docs/GUARD.md "Mid-run checkpoints": `midRun`,
- * age, batch, break-even) or `every-eligible` (no age, batch or break-even; `midRun` not read: for
- * distilling before Pi compacts). The memo and the candidate rules apply to both.
+ * Which gates a checkpoint applies (guard/checkpoint/mod.rs `Gates`): `mid-run` (`midRun`, age, batch, break-even)
+ * or `every-eligible` (none of those: for distilling before Pi compacts).
  */
-export type CheckpointGates = "mid-run" | "every-eligible";
+export type { CheckpointGates } from "../generated/CheckpointGates.ts";
 
+/** Written here: the core reads it by hand (`CheckpointInput::from_value`). */
 export interface CheckpointInput extends PassInput {
   gates?: CheckpointGates;
   /** Turns between the plan and the turn end its edits land at, the judge in the background (issue 27); 0 when waited for. */
@@ -229,112 +173,36 @@ export interface CheckpointInput extends PassInput {
 }
 
 /** What a checkpoint's gates measured (guard/checkpoint/mod.rs `Gate`); 0 where a gate did not apply. */
-export interface CheckpointGate {
-  gates: CheckpointGates;
-  /** Eligible outputs (large and small) and old exchanges. */
-  outputs: number;
-  exchanges: number;
-  /** Their characters together; after `outputsOnly`, the outputs'. */
-  pendingChars: number;
-  /** The batch they had to reach. */
-  batchChars: number;
-  /** Assistant messages of the run so far. */
-  turns: number;
-  /** The break-even (guard/worth.rs): in tokens its factor (0 in money), and the rewrite it weighed. */
-  factor: number;
-  rewriteChars: number;
-  /** Characters expected to go, later requests expected, and in money the expected saving and the cost (millionths of a dollar). */
-  expectedChars?: number;
-  later?: number;
-  gainMicros?: number;
-  costMicros?: number;
-  /** The room trigger let the batch through (`midRunRoomTokens`). */
-  room?: boolean;
-  /** The whole batch did not pay off and the outputs alone did: exchanges wait for run end. */
-  outputsOnly: boolean;
-  /** When the break-even was weighed: the main model's cache and where the rewrite starts. */
-  cache?: CacheKind;
-  basis?: RewriteBasis;
-  /** A chat-model judge's least cost and its edits' most saving, in millionths of a dollar (0 when not weighed). */
-  judgeCostMicros: number;
-  judgeSavingMicros: number;
-  /** A run end's skip (the judge not worth calling): `turns` are then the session's requests so far. */
-  runEnd: boolean;
-}
-
+export type { CheckpointGate } from "../generated/CheckpointGate.ts";
 /** How the main model's provider caches (guard/cache.rs `Cache`). */
-export type CacheKind = "openai-codex" | "anthropic" | "prefix";
-/** Where a rewrite starts (guard/cache.rs `Basis`): the whole context, after a read point or the question, or from the first edit. */
-export type RewriteBasis = "whole" | "read-point" | "question" | "first-edit";
-
+export type { CacheKind } from "../generated/CacheKind.ts";
+/** Where a rewrite starts (guard/cache.rs `Basis`). */
+export type { RewriteBasis } from "../generated/RewriteBasis.ts";
 /** One break-even decision with its numbers (guard/cache.rs `BreakEven`): savedChars × requests ≥ factor × rewriteChars. */
-export interface BreakEvenDecision {
-  rule: "exchanges" | "images" | "checkpoint" | "outputs";
-  /** Characters the edits keep out (a checkpoint: its pending characters). */
-  savedChars: number;
-  /** Requests so far (run end) or turns so far of the run (checkpoint). */
-  requests: number;
-  factor: number;
-  /** The rewrite weighed (at run end beyond what the pass's other edits rewrite anyway). */
-  rewriteChars: number;
-  /** `exchangeMinSavingChars` for exchanges, else 0. */
-  minSavingChars: number;
-  cache: CacheKind;
-  basis: RewriteBasis;
-  /** Characters expected to go and the later requests expected (guard/worth.rs). */
-  expectedChars?: number;
-  later?: number;
-  /** In money (the catalog has prices): the expected saving and the cost, millionths of a dollar. */
-  gainMicros?: number;
-  costMicros?: number;
-  /** Let through by the room trigger, the money rule not weighed. */
-  room?: boolean;
-  /** Weighed on a cold cache: the idle time (ms) after which it lapsed, so no rewrite counted. */
-  lapsedMs?: number;
-  paidOff: boolean;
-}
+export type { BreakEvenDecision } from "../generated/BreakEvenDecision.ts";
+export type { BreakEvenRule } from "../generated/BreakEvenRule.ts";
 
 // ---------------------------------------------------------------------------
 // Classifier requests (guard/classify.rs, guard/decide/request.rs): Pi's ClassifierContext / ClassifierQuestion
 
-export type GuardClassifierQuestion =
-  | { type: "bool"; instructions: string; criteria: { true: string; false: string } }
-  | { type: "choice"; instructions: string; criteria: Record<string, string> }
-  | { type: "score"; instructions: string; criteria: string[] };
+export type { GuardClassifierQuestion } from "../generated/GuardClassifierQuestion.ts";
+/** The state of a large-output request, keys in the order the core writes them; absent parts are left out. */
+export type { LargeOutputState } from "../generated/LargeOutputState.ts";
+/** Every kind of request state: large output, small outputs, old exchanges. */
+export type { ClassifierState } from "../generated/ClassifierState.ts";
 
-/** The state of a large-output request (docs/GUARD.md "What is sent to the classifier"), keys in this order; absent parts are left out. */
-export interface LargeOutputState {
-  situation: string;
-  earlier_conversation?: {
-    summary?: string;
-    first_request?: string;
-    recent_exchanges?: { user: string; assistant: string }[];
-  };
-  user_question: string;
-  /** Absent at a checkpoint, which sends `agent_progress` instead. */
-  final_answer?: string;
-  agent_notes_during_the_run?: string;
-  agent_progress?: { latest_note: string; earlier_notes?: string };
-  /** At a checkpoint: labels of the later calls (above 30, the first and last 15 around a gap line). */
-  later_tool_calls?: string[];
-  /** At a checkpoint: why a later call made this output out of date. */
-  superseded?: string;
-  tool: string;
-  tool_arguments: string;
-  tool_status?: string;
-  output_size: string;
-  /** `{ chunk_1: "…" }`, numbered across the whole output. */
-  chunks: Record<string, string>;
-}
-
-/** Send as `ctx.modelRegistry.classify(model, context, options)` takes it. */
+/**
+ * Send as `ctx.modelRegistry.classify(model, context, options)` takes it. Written here: the core writes it
+ * by hand (its own `Serialize`, and `wire.rs`'s compact form that wasm.ts writes out). `state` can be any
+ * `ClassifierState`; typed as the large one, whose chunks the extension reads.
+ */
 export interface GuardClassifierContext {
   state: LargeOutputState;
   /** `keep_whole` (bool), `focus` (choice: whole, none, chunk_N…), then one `chunk_N` (bool) per chunk. */
   questions: Record<string, GuardClassifierQuestion>;
 }
 
-/** How one request ended: `RequestOutcome` of guard/requests.ts. Answers are checked by the core. */
+/** How one request ended: `RequestOutcome` of guard/requests.ts. Written here: the core reads it by hand (`replied` included). */
 export type GuardRequestOutcome =
   | { status: "answered"; answers: Record<string, unknown>; inputTokens: number; costUsd: number }
   /** A judge's reply (guard/judge.ts): the core reads its text as the answers (classify.rs `Answers::from_judge`). */
@@ -342,7 +210,7 @@ export type GuardRequestOutcome =
   | { status: "error"; message: string }
   | { status: "timeout" };
 
-/** `RunResult` of guard/requests.ts: one outcome per request, in the order of the requests. */
+/** `RunResult` of guard/requests.ts: one outcome per request, in the order of the requests. Read by hand. */
 export interface PassAnswers {
   outcomes: GuardRequestOutcome[];
   timedOut: boolean;
@@ -350,75 +218,24 @@ export interface PassAnswers {
 }
 
 // ---------------------------------------------------------------------------
-// The pass's outcome (guard/outcome.rs): Pi SessionBoundaryDrafts to append
+// The pass's outcome (guard/outcome.rs): Pi SessionBoundaryDrafts to append. `wire.rs` writes it by hand,
+// with serde's names and shapes, except that replacement texts may come as parts (wasm.ts joins them).
 
-export interface ContextEditDraft {
-  type: "context_edit";
-  targetId: string;
-  replacement: { content: { type: "text"; text: string }[] };
-}
-
-export interface GuardRecordDraft {
-  type: "custom";
-  customType: "context-guard";
-  data: GuardRecord;
-}
-
+/** The context_edit drafts, then the record when the pass made a request; `record` is null when none was made. */
+export type { PassOutcome } from "../generated/PassOutcome.ts";
+/** A `context_edit` (`replacement: null` omits the entry: whole exchanges only) or the record. */
+export type { GuardDraft } from "../generated/GuardDraft.ts";
+export type ContextEditDraft = Extract<GuardDraft, { type: "context_edit" }>;
+export type GuardRecordDraft = Extract<GuardDraft, { type: "custom" }>;
 /** The record a pass appends (custom type `context-guard`); `/guard` shows the last one. */
-export interface GuardRecord {
-  v: 1;
-  phase: "run-end" | "mid-run";
-  model: string;
-  savedChars: number;
-  requests: number;
-  inputTokens: number;
-  costUsd: number;
-  ms: number;
-  timedOut: boolean;
-  results: GuardResult[];
-  /** The pass's break-even decisions (absent when none was weighed, and in older records). */
-  breakEven?: BreakEvenDecision[];
-  /** When the judge answered after the boundary the pass was planned at (issue 27): requests between, ms, and whether the edits went into a prompt's first request. */
-  late?: { requests: number; ms: number; inRequest: boolean };
-}
-
-export interface GuardResult {
-  kind: "large" | "small" | "exchange" | "image";
-  entryId: string;
-  tool: string;
-  /** Such as bash `rg -n status`, one line, clipped. */
-  label: string;
-  outcome: "distilled" | "removed" | "kept";
-  /**
-   * Why, as distinct segment reasons joined by `,`: error, timeout, no-answer, whole-needed,
-   * whole-chosen, weak-whole, weak-none, none-needed, chunks, top-focus, oversize; or not-worth,
-   * bad-plan.
-   */
-  reason: string;
-  beforeChars: number;
-  afterChars: number;
-  /** Classifier trace, such as `kw.15 focus=chunk_4:.52 keep 9/29` (segments joined by ` | `). */
-  jev: string;
-  /** Entry ids an exchange omission covers. */
-  omitted?: string[];
-  /** An output whose edit waits (`deferred`) though the judge answered: the characters its answer would have left. */
-  judgedChars?: number;
-}
-
-export interface PassOutcome {
-  /** The context_edit drafts, then the record when the pass made a request. */
-  entries: (ContextEditDraft | GuardRecordDraft)[];
-  /** The record's data (also the last of `entries`), or null when no request was made. */
-  record: GuardRecord | null;
-  /** Characters the edits keep out of the context. */
-  savedChars: number;
-  /** The pass's break-even decisions, also when no record holds them (a pass that only deferred appends nothing). */
-  breakEven: BreakEvenDecision[];
-}
+export type { GuardRecord } from "../generated/GuardRecord.ts";
+export type { GuardResult } from "../generated/GuardResult.ts";
+export type { PassPhase } from "../generated/PassPhase.ts";
 
 // ---------------------------------------------------------------------------
 // recall (recall.rs)
 
+/** Written here: the core reads it by hand (`RecallRequest::from_value`). */
 export interface RecallRequest {
   entryId: string;
   /** regex-lite syntax (no look-around or back-references), ≤ 500 characters. */
@@ -432,28 +249,14 @@ export interface RecallRequest {
   exchange?: { omitted: string[] | null; entries: { id: string; message: unknown }[] };
 }
 
-export interface RecallReply {
-  text: string;
-  /** Unknown id, bad pattern or parameter: return it as a tool error. */
-  isError: boolean;
-  /** Indexes into the raw message's `content` of the image blocks to attach after the text. */
-  images: number[];
-  /** For an exchange transcript: `[entry, block]` of the user images to attach (entry 0 is the prompt, `i + 1` is `exchange.entries[i]`). */
-  exchangeImages: [number, number][];
-}
-
-export interface RecallToolInfo {
-  description: string;
-  entryId: string;
-  pattern: string;
-  offset: string;
-  limit: string;
-}
+/** `images`: indexes of the image blocks to attach; `exchangeImages`: `[entry, block]` (entry 0 the prompt). */
+export type { RecallReply } from "../generated/RecallReply.ts";
+export type { RecallToolInfo } from "../generated/RecallToolInfo.ts";
 
 // ---------------------------------------------------------------------------
 // Distill before compacting (guard/compaction.rs).
 
-/** What the extension read at a `turn_end`: the model's window, Pi's compaction settings and its estimate. */
+/** What the extension read at a `turn_end`. Written here: the core reads it by hand (`CompactionInput::from_value`). */
 export interface CompactionInput {
   /** `ctx.model.contextWindow`. */
   window?: number;
@@ -469,16 +272,11 @@ export interface CompactionInput {
   distilled?: { tokens: number; outputs: number; problem?: string };
 }
 
-export interface CompactionDecision {
-  /** `none`: Pi does not compact; `distill`: run the checkpoint; `append`: its edits keep Pi under; `compact`: append nothing. */
-  action: "none" | "distill" | "append" | "compact";
-  /** `window - reserve`, when a threshold is in effect. */
-  threshold?: number;
-  /** The line `/guard` shows. */
-  line?: string;
-}
+/** `none`: Pi does not compact; `distill`: run the checkpoint; `append`: its edits keep Pi under; `compact`: append nothing. */
+export type { CompactionDecision } from "../generated/CompactionDecision.ts";
+export type { CompactionAction } from "../generated/CompactionAction.ts";
 
-/** One branch entry the bill reads (guard/bill.rs `Event`), in branch order. */
+/** One branch entry the bill reads (economics/bill.rs `Event`), in branch order. Written here: read by hand, no serde form. */
 export type BillEvent =
   | { type: "request"; usage: { input: number; cacheRead: number; cacheWrite: number; cost: { input: number; cacheRead: number; cacheWrite: number } } }
   | { type: "record"; data: unknown }

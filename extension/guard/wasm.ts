@@ -8,6 +8,7 @@
 // come back as ranges of those texts, sliced here.
 import * as wasm from "../../pkg/context_guard.js";
 import { OUT_OF_LINE_CHARS } from "../core.ts"; // and instantiates the wasm module before any call
+import type { StatusText } from "../generated/StatusText.ts";
 import type { GuardBill, GuardStats } from "../kept.ts";
 import type {
   CompactionDecision,
@@ -85,11 +86,8 @@ export interface SavingsColumns {
   images: string[];
 }
 
-export interface StatusText {
-  text: string;
-  saved: string;
-  rest: string;
-}
+/** The status bar's text: `saved` in the success colour, `rest` dimmed, `text` both (guard-read stats/mod.rs, generated). */
+export type { StatusText };
 
 export interface SummaryInput {
   /** `/guard details`: every line; else the short first screen. */

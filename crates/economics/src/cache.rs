@@ -135,12 +135,15 @@ impl MainModel {
 }
 
 /// How a provider's prompt cache reacts to an edit.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "CacheKind"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cache {
     /// OpenAI Codex: after any edit the next request reads nothing from the
     /// cache (the original guard measured 2,560 or 0 tokens read after every
     /// checkpoint, wherever the edit was).
+    // Not serde's kebab-case (`open-ai-codex`): the name `as_str` and `parse` use.
+    #[serde(rename = "openai-codex")]
     OpenAiCodex,
     /// Anthropic: the next request reads up to its latest breakpoint before
     /// the first edit that is still cached: a read point or the question the
@@ -183,6 +186,7 @@ impl Cache {
 }
 
 /// Where a rewrite starts.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "RewriteBasis"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
@@ -365,6 +369,7 @@ impl Rewrite {
 }
 
 /// Which break-even weighed.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "BreakEvenRule"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {
@@ -423,6 +428,7 @@ pub struct Outlook {
 /// (and `saved ≥ minSaving` where one applies); or the room trigger. Kept in
 /// the record (`breakEven`, optional: records without it read as before) for
 /// `/guard`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "BreakEvenDecision"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BreakEven {
@@ -451,7 +457,7 @@ pub struct BreakEven {
     /// A checkpoint let through by the room trigger (`midRunRoomTokens`), the money rule not weighed.
     pub room: bool,
     /// Weighed on a cold cache: the idle time (ms) after which it lapsed; 0 warm.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub lapsed_ms: usize,
     pub paid_off: bool,
 }
@@ -714,5 +720,21 @@ mod tests {
         assert_eq!(v["savedChars"], 9_100);
         assert_eq!(BreakEven::from_value(v).unwrap().basis, Basis::ReadPoint);
         assert_eq!(BreakEven::from_value(json!({"rule": "other"})), None);
+    }
+
+    /// The names serde writes (and the TypeScript types say) are the ones `parse` reads back.
+    #[test]
+    fn serde_names_read_back() {
+        for c in [Cache::OpenAiCodex, Cache::Anthropic, Cache::Prefix] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            let b = BreakEven { cache: c, ..BreakEven::default() };
+            assert_eq!(BreakEven::from_value(serde_json::to_value(b).unwrap()), Some(b));
+        }
+        for b in [Basis::Whole, Basis::ReadPoint, Basis::Question, Basis::FirstEdit] {
+            assert_eq!(serde_json::to_value(b).unwrap(), b.as_str());
+        }
+        for r in [Rule::Exchanges, Rule::Images, Rule::Checkpoint, Rule::Outputs] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
     }
 }

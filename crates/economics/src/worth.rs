@@ -145,6 +145,7 @@ pub fn micros_of(chars: usize, per_million: f64) -> usize {
 }
 
 /// How the requests still to come are estimated.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "LaterRequests"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Estimator {

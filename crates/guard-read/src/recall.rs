@@ -65,6 +65,7 @@ pub const PARAM_OFFSET: &str = "First line to return, 1-based; with `pattern`, t
 pub const PARAM_LIMIT: &str = "Most lines to return";
 
 /// The texts of the tool definition, for the extension to register.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "RecallToolInfo"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolInfo {
@@ -159,6 +160,7 @@ impl RecallRequest {
 crate::deserialize_via_value!(RecallRequest);
 
 /// What the tool returns.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallReply {

@@ -38,7 +38,7 @@ pub const ARGUMENTS_MAX: usize = 600;
 
 /// A JSON object whose keys keep their order (`chunk_1`, `chunk_2`, …,
 /// `chunk_10`: the classifier reads them in order, and a sorted map would put
-/// `chunk_10` before `chunk_2`).
+/// `chunk_10` before `chunk_2`). In TypeScript a `HashMap` (`ts(as)`): the same object.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Ordered<V>(pub Vec<(String, V)>);
 
@@ -196,6 +196,7 @@ impl Serialize for ClassifierContext {
 /// The state of a request, by kind. Serialized as the inner object (Pi's
 /// `state` is any JSON object). Whole items and mid-run checkpoints add
 /// their kinds here.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "ClassifierState"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum State {
@@ -207,15 +208,27 @@ pub enum State {
 }
 
 /// Pi's `ClassifierQuestion`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "GuardClassifierQuestion"))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ClassifierQuestion {
-    Choice { instructions: String, criteria: Ordered<String> },
-    Score { instructions: String, criteria: Vec<String> },
-    Bool { instructions: String, criteria: BoolCriteria },
+    Choice {
+        instructions: String,
+        #[cfg_attr(feature = "ts", ts(as = "std::collections::HashMap<String, String>"))]
+        criteria: Ordered<String>,
+    },
+    Score {
+        instructions: String,
+        criteria: Vec<String>,
+    },
+    Bool {
+        instructions: String,
+        criteria: BoolCriteria,
+    },
 }
 
 /// The two criteria of a bool question.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoolCriteria {
     #[serde(rename = "true")]
@@ -485,29 +498,37 @@ impl RequestOutcome {
 
 /// The fields every request's state opens with, for each kind of item: the
 /// situation, and the run the items are judged against (whole items reuse them).
+// Not exported: flattened into the states.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunFields {
     pub situation: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub earlier_conversation: Option<EarlierConversation>,
     pub user_question: String,
     /// The run's answer; none at a checkpoint (the run goes on).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub final_answer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub agent_notes_during_the_run: Option<String>,
     /// At a checkpoint, in place of the answer and the notes.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub agent_progress: Option<AgentProgress>,
 }
 
 /// What the agent wrote so far in a run that goes on (`agent_progress`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AgentProgress {
     /// The latest assistant text, ≤ 2,000.
     pub latest_note: String,
     /// Earlier assistant text of the run, its last 2,000 (the start clipped).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub earlier_notes: Option<String>,
 }
 
@@ -544,6 +565,7 @@ impl RunFields {
 
 /// The state of a large-output request, fields in the order the
 /// classifier reads them.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "LargeOutputState"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LargeState {
     #[serde(flatten)]
@@ -551,15 +573,19 @@ pub struct LargeState {
     /// At a checkpoint: labels of the calls made after this output, oldest
     /// first (above 30, the first and last 15 around a gap line).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub later_tool_calls: Option<Vec<String>>,
     /// At a checkpoint: why a later call made this output out of date.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub superseded: Option<String>,
     pub tool: String,
     pub tool_arguments: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub tool_status: Option<String>,
     pub output_size: String,
+    #[cfg_attr(feature = "ts", ts(as = "std::collections::HashMap<String, String>"))]
     pub chunks: Chunks,
 }
 
@@ -611,16 +637,20 @@ impl Serialize for Chunks {
 }
 
 /// The session before the run, empty parts left out (`earlier_conversation`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EarlierConversation {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub first_request: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_exchanges: Vec<RecentExchange>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 /// One exchange of the session before the run, as `earlier_conversation`
 /// shows it.
@@ -631,39 +661,47 @@ pub struct RecentExchange {
 
 /// The state of a small-output request, fields in the order the classifier
 /// reads them.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "SmallOutputsState"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SmallState {
     #[serde(flatten)]
     pub run: RunFields,
+    #[cfg_attr(feature = "ts", ts(as = "std::collections::HashMap<String, SmallItem>"))]
     pub outputs: Ordered<SmallItem>,
 }
 
 /// One small output as sent.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SmallItem {
     pub tool: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub status: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub superseded: Option<String>,
     pub output: String,
 }
 
 /// An exchange as a request carries it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExchangeItem {
     pub user: String,
     pub assistant: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<String>,
     pub size: String,
 }
 
 /// The state of an exchange request.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "ExchangesState"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExchangeState {
     #[serde(flatten)]
     pub run: RunFields,
+    #[cfg_attr(feature = "ts", ts(as = "std::collections::HashMap<String, ExchangeItem>"))]
     pub exchanges: Ordered<ExchangeItem>,
 }
 

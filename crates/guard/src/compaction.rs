@@ -81,6 +81,7 @@ impl CompactionInput {
 crate::deserialize_via_value!(CompactionInput);
 
 /// What the extension does next.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "CompactionAction"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Action {
@@ -94,15 +95,18 @@ pub enum Action {
     Compact,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "CompactionDecision"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     pub action: Action,
     /// `window - reserve`, when a threshold is in effect.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub threshold: Option<u64>,
     /// The line `/guard` shows, when there is something to say.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub line: Option<String>,
 }
 

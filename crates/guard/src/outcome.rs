@@ -18,6 +18,7 @@ pub const RECORD_TYPE: &str = "context-guard";
 pub const RECORD_VERSION: u32 = 1;
 
 /// When a pass runs.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "PassPhase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
@@ -40,6 +41,7 @@ impl Phase {
 }
 
 /// What the pass appends: `{ entries: [...event.entries, ...outcome.entries] }`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "PassOutcome"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
@@ -55,6 +57,7 @@ pub struct Outcome {
 }
 
 /// A session entry draft Pi appends (`SessionBoundaryDraft`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "GuardDraft"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Draft {
@@ -66,11 +69,13 @@ pub enum Draft {
 }
 
 /// A replacement's content: one text block.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Replacement {
     pub content: Vec<TextBlock>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TextBlock {
     #[serde(rename = "type")]
@@ -95,6 +100,7 @@ pub struct TextRange {
 }
 
 /// The record of a pass, `data` of `{ customType: "context-guard" }`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "GuardRecord"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
@@ -117,14 +123,18 @@ pub struct Record {
     /// (counts, never values) and the labels of outputs of secret files.
     /// Optional like `breakEven`.
     #[serde(default, skip_serializing_if = "Withheld::is_empty")]
+    // As `Withheld`'s own `Serialize` writes it.
+    #[cfg_attr(feature = "ts", ts(type = "{ secrets?: Record<string, number>; files?: Array<string> }"))]
     pub withheld: Withheld,
     /// When the edits landed, where the judge answered after the boundary the
     /// pass was planned at (`pass::land`). Optional like `breakEven`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub late: Option<Late>,
 }
 
 /// How much later than planned a pass's edits landed (the judge in the background).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Late {
@@ -140,6 +150,7 @@ pub struct Late {
 }
 
 /// What kind of item a result is (`kind`: large, small, exchange or image).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultKind {
@@ -168,6 +179,7 @@ impl ResultKind {
 }
 
 /// One item's result in a record.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "GuardResult"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultRecord {

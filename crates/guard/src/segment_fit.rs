@@ -56,11 +56,13 @@ const ITEM_CHARS: usize = 488;
 
 /// `maxSegmentChars` as the classifier's window allows, and the warning when
 /// that is less than the setting.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "SegmentFit"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Fit {
     pub max_segment_chars: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub warning: Option<String>,
 }
 

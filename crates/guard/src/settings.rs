@@ -54,6 +54,7 @@ pub const DEFAULT_MODEL: &str = "openrouter/~typesafe/jev-latest";
 /// Read back (from the extension, or inside a pass state) through the same
 /// validation as the file: [`parse_object`], by hand rather than derived, so a
 /// value from JavaScript is checked too and the wasm carries one reader.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "GuardSettings"))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
@@ -168,6 +169,7 @@ impl Default for Settings {
 }
 
 /// Settings read from a file's text, with one warning per ignored value.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "ParsedSettings"))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Parsed {

@@ -45,6 +45,7 @@ pub enum Mark {
 
 /// The status-bar text in two parts: `saved` is shown in the theme's success
 /// colour, `rest` dimmed. `text` is both together.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusText {

@@ -36,6 +36,7 @@ use crate::worth::{self, later_requests};
 pub const RECALL_TOOL: &str = "recall";
 
 /// Which gates a checkpoint applies.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "CheckpointGates"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Gates {
@@ -88,6 +89,7 @@ impl CheckpointInput {
 crate::deserialize_via_value!(CheckpointInput);
 
 /// What the gates measured (for `/guard`'s "skipped" line and the tests).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "CheckpointGate", optional_fields))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Gate {

@@ -12,6 +12,7 @@ use crate::text::js_len;
 use super::verdict::{Reason, Verdict};
 
 /// What happens to one output.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "ResultOutcome"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {

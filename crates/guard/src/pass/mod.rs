@@ -86,6 +86,7 @@ pub struct PassInput {
 /// judge's `input`, and the main model's `cacheRead` (its `input` when it
 /// has no cache price), what a later request pays for each token an edit
 /// removes.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JudgePrice {
@@ -109,6 +110,7 @@ impl Default for PassInput {
 }
 
 /// Why a pass has nothing to ask.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, rename = "PassSkip"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Skip {
@@ -501,6 +503,29 @@ pub(crate) mod tests {
         // Nothing asked: no record.
         let out = finish(&plan(&inp).pass, &PassAnswers::default());
         assert!(out.entries.is_empty() && out.record.is_none());
+    }
+
+    /// A skip crosses as `as_str` (the `skipped` getter), its TypeScript type is serde's names: the same.
+    #[test]
+    fn a_skip_crosses_as_its_serde_name() {
+        use Skip::*;
+        let all = [
+            Off,
+            NoRun,
+            NoLargeOutputs,
+            BelowMinRunChars,
+            NoClassifier,
+            MidRunOff,
+            NothingEligible,
+            BelowBatch,
+            NotPayingOff,
+            EarlyInRun,
+            JudgeNotWorthIt,
+            CacheWarm,
+        ];
+        for s in all {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
     }
 
     #[test]
