@@ -10,7 +10,8 @@
 //! extension) is dropped: nothing is applied to it, nothing is recorded for
 //! it, and a later pass may judge it again. The rest are measured again on
 //! the current context: the cache rewrite starts where the edit lands now,
-//! and a checkpoint expects fewer later requests by as many as went by.
+//! and a checkpoint expects fewer later requests by as many as went by, or
+//! what its estimator gives where it lands when that is more.
 //! Not for: whether the plan belongs to this branch at all (the extension
 //! checks that the entry it was planned at is still an ancestor of the leaf)
 //! or timing.
@@ -18,6 +19,8 @@
 use crate::cache::{rewrite, Rule};
 use crate::entry::{blocks_text, ContextEntry, Message};
 use crate::outcome::Late;
+use crate::run::{find_run, run_turns};
+use crate::worth::later_requests;
 
 use super::gate::later_by_index;
 use super::plan::requests_so_far;
@@ -103,9 +106,14 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
 
     let now = requests_so_far(entries);
     let between = now.saturating_sub(pass.requests_so_far);
-    // A checkpoint's estimate of the requests still to come: those that went by carried the outputs whole.
+    // A checkpoint's estimate of the requests still to come: the plan's, less those that went by (they
+    // carried the outputs whole), or the estimator's where it lands when that is more (a run that went on
+    // is expected to go on longer: a checkpoint planned here would weigh that).
+    let s = &input.settings;
+    let here = find_run(entries, s)
+        .map(|run| later_requests(s.later_requests, run_turns(entries, run.prompt_index), now, &input.earlier_runs));
     for d in pass.break_even.iter_mut().filter(|d| d.rule == Rule::Checkpoint) {
-        d.later = d.later.saturating_sub(between).max(1);
+        d.later = d.later.saturating_sub(between).max(here.unwrap_or(0)).max(1);
     }
     (pass.requests_so_far, pass.cache, pass.prices) = (now, input.model.cache(), input.model.prices);
     pass.lapsed = input.model.lapsed();
@@ -145,6 +153,7 @@ fn same_text(entries: &[ContextEntry], i: usize, chars: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::BreakEven;
     use crate::outcome::Draft;
     use crate::pass::tests::{answer_keeping, grep_text, input};
     use crate::pass::{finish, plan};
@@ -220,6 +229,31 @@ mod tests {
         let mut state = p.pass.clone();
         land(&mut state, &now, "gone", 0.0, false);
         assert_eq!(state.large_rewrite.len(), 2);
+    }
+
+    #[test]
+    fn a_checkpoint_landing_later_expects_the_plans_requests_less_those_gone_or_the_estimators_there() {
+        let inp = two_greps();
+        let p = plan(&inp);
+        // Two more turns of the same run went by.
+        let mut now = inp.clone();
+        for k in 0..2 {
+            now.entries.push(entry(&format!("a{k}"), call(&format!("c{k}"), "bash", json!({"command": "ls"}))));
+            now.entries.push(entry(&format!("r{k}x"), result(&format!("c{k}"), "bash", "a.txt")));
+        }
+        let turns = run_turns(&now.entries, find_run(&now.entries, &now.settings).unwrap().prompt_index);
+        let landed = |later: usize| {
+            let mut state = p.pass.clone();
+            state.break_even = vec![BreakEven { rule: Rule::Checkpoint, later, ..BreakEven::default() }];
+            land(&mut state, &now, "end", 0.0, false);
+            state.break_even[0].later
+        };
+        assert!(turns < 20, "{turns}");
+        // The plan expected 22: two went by, 20 are left.
+        assert_eq!(landed(22), 20);
+        // It expected 1: the run went on, and as many turns again as it has had are expected there
+        // (`median` with no earlier runs).
+        assert_eq!(landed(1), turns);
     }
 
     #[test]
