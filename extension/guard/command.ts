@@ -88,7 +88,7 @@ export function registerGuardCommand(pi: ExtensionAPI, deps: CommandDeps): void 
           const saved = callCore(() => guardCore.parseSettings(next.value));
           if (!saved.ok) return say(ctx, `context-guard: ${saved.error}`, "error");
           const { modelProvider: provider, modelId: id } = saved.value.settings;
-          const found = findClassifier(ctx, provider, id);
+          const found = findClassifier(ctx, saved.value.settings);
           if (!found.ok && found.status.endsWith("not found"))
             return say(ctx, `context-guard: Pi knows no model ${chosen.slice(0, 80)}; nothing changed`, "warning");
           const failed = writeSettingsText(path, next.value);
@@ -121,7 +121,7 @@ export function registerGuardCommand(pi: ExtensionAPI, deps: CommandDeps): void 
         }
         const { settings, path, warnings } = cache.settingsOf(ctx);
         status.refresh(ctx);
-        const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+        const lookup = findClassifier(ctx, settings);
         const { records, input } = statsInput(ctx);
         const figures = callCore(() => guardCore.savings(input));
         const text = callCore(() =>

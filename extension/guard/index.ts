@@ -81,11 +81,10 @@ export function registerGuard(pi: ExtensionAPI, parts: GuardParts): void {
   pi.on("session_compact", (_event, ctx) => void status.refresh(ctx));
 
   registerRunEnd(pi, { settings, status, background, pin, notes });
-  const lookup = (ctx: Parameters<typeof findClassifier>[0], s: { modelProvider: string; modelId: string }) => findClassifier(ctx, s.modelProvider, s.modelId);
   // Before the checkpoint's turn_end, which then sees the opening pass's edits among the proposals.
   registerOpening(pi, {
     settingsOf: settings.settingsOf,
-    lookup,
+    lookup: findClassifier,
     busy: status.busy,
     warnOnce: settings.warnOnce,
     readPoints: (ctx) => pin.readPoints(ctx),
@@ -98,7 +97,7 @@ export function registerGuard(pi: ExtensionAPI, parts: GuardParts): void {
   // Mid-run checkpoints (docs/GUARD.md "Mid-run checkpoints") at turn_end; the last skip is kept for /guard's one line.
   registerCheckpoint(pi, {
     settingsOf: settings.settingsOf,
-    lookup,
+    lookup: findClassifier,
     busy: status.busy,
     refresh: (ctx) => void status.refresh(ctx),
     warnOnce: settings.warnOnce,

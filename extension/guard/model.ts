@@ -1,6 +1,6 @@
 // Finding the classifier (or a chat model as the judge) through Pi's model registry, and its credential.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { JudgePrice } from "./types.ts";
+import type { GuardSettings, JudgePrice } from "./types.ts";
 
 export type ClassifierModel = NonNullable<ReturnType<ExtensionContext["modelRegistry"]["findOfType"]>>;
 /** A chat model of Pi's registry, which `modelRegistry.complete` takes. */
@@ -23,7 +23,8 @@ export function modelKey(model: unknown): string | undefined {
  * model comes first; otherwise a chat model of that name is the judge (issue 13). Either way, no request
  * is sent without a credential for its provider, and the status names that provider.
  */
-export function findClassifier(ctx: ExtensionContext, provider: string, id: string): ModelLookup {
+export function findClassifier(ctx: ExtensionContext, settings: Pick<GuardSettings, "modelProvider" | "modelId">): ModelLookup {
+  const { modelProvider: provider, modelId: id } = settings;
   const registry = ctx.modelRegistry;
   const model = registry.findOfType("classifier", provider, id);
   const chat = model ? undefined : registry.find(provider, id);

@@ -31,7 +31,7 @@ export function registerRunEnd(pi: ExtensionAPI, deps: RunEndDeps): void {
       if (event.outcome !== "completed") return undefined;
       const { settings } = cache.settingsOf(ctx);
       if (!settings.enabled) return undefined;
-      const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+      const lookup = findClassifier(ctx, settings);
       // Without the classifier only old images go (they need no request, docs/GUARD.md "Whole items").
       if (!lookup.ok) status.showProblem(ctx, lookup.status);
       const contextEntries = event.context.contextEntries;

@@ -37,7 +37,7 @@ export class StatusBar {
         setStatus(ctx, STATUS_KEY, [["dim", "🛡 guard off"]]);
         return undefined;
       }
-      const lookup = findClassifier(ctx, settings.modelProvider, settings.modelId);
+      const lookup = findClassifier(ctx, settings);
       if (!lookup.ok) {
         this.showProblem(ctx, lookup.status);
         return undefined;
