@@ -80,6 +80,7 @@ import {
   oracleClassifier,
   oracleLines,
   pausedSession,
+  pause,
   project,
   putNodeOnPath,
   SESSION_PAUSE_MINUTES,
@@ -466,7 +467,7 @@ async function measure(provider: Provider, shape: Shape, { name, settings, timin
 
     try {
       for (const x of work.prompts) {
-        clock?.advance(x.pauseMs);
+        await pause(pi, clock, x.pauseMs);
         await pi.prompt(x.text);
       }
     } finally {

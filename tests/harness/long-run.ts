@@ -435,18 +435,34 @@ export function pausedSession(p: Project = project(SESSION_PAUSE_MINUTES.length 
 }
 
 /**
+ * A pause of `ms` on the fake `clock`. Minutes of a person's pause are minutes of real time for what the guard
+ * does in the background, so before the clock moves this waits, in real time, until the guard's status stops
+ * saying it is judging (at most `ms` and 10 s: the judges here answer within a second). Without it a judge's
+ * answers would still be out at a prompt a fake ten minutes later, which no person's pause gives.
+ */
+export async function pause(pi: Pick<PiSession, "status">, clock: { advance(ms: number): void } | undefined, ms: number): Promise<void> {
+  const until = Date.now() + Math.min(ms, 10_000);
+  // A run end plans once Pi has settled (on the next turn of the event loop): let it start first.
+  if (ms > 0) await new Promise((done) => setTimeout(done, 1));
+  while (ms > 0 && Date.now() < until && (pi.status("context-guard") ?? "").includes("judging")) {
+    await new Promise((done) => setTimeout(done, 2));
+  }
+  clock?.advance(ms);
+}
+
+/**
  * Sends `prompts` to `pi` in order, each after its pause on `clock`, and checks that the server used
  * every scripted turn and accepted every body. Returns the index of each prompt's first request.
  */
 export async function promptWithPauses(
-  pi: Pick<PiSession, "prompt">,
+  pi: Pick<PiSession, "prompt" | "status">,
   server: { bodies: unknown[]; usage: { rejected?: string }[]; pendingSteps(): number },
   clock: { advance(ms: number): void },
   prompts: SessionPrompt[],
 ): Promise<number[]> {
   const firsts: number[] = [];
   for (const x of prompts) {
-    clock.advance(x.pauseMs);
+    await pause(pi, clock, x.pauseMs);
     firsts.push(server.bodies.length);
     await pi.prompt(x.text);
   }

@@ -23,5 +23,8 @@ test("a key the extension joins reads back in the core as the same provider and 
   // Neither side makes up a key: no provider, no key; a key without an id is refused with a message.
   assert.equal(modelKey({ id: "jev-1" }), undefined);
   const refused = guardCore.parseSettings(JSON.stringify({ model: "typesafe/" }));
-  assert.ok(refused.warnings.some((w) => w.includes("model")), JSON.stringify(refused.warnings));
+  assert.ok(
+    refused.warnings.some((w) => w.includes("model")),
+    JSON.stringify(refused.warnings),
+  );
 });

@@ -54,9 +54,11 @@ pub enum Event {
     Record {
         kept_chars: f64,
         cost_usd: f64,
-        /// A pass before a prompt's first request on a lapsed cache (its decisions have `lapsedMs`):
-        /// its edits were in the request before the record, which wrote everything anyway.
+        /// Its edits were in the request before the record, a prompt's first: an opening pass's, or a
+        /// background judge's answers that landed there (`late.inRequest`).
         opening: bool,
+        /// Weighed on a lapsed cache (its decisions have `lapsedMs`): that request wrote everything anyway.
+        lapsed: bool,
     },
     /// A `recall` result: characters brought back into the context.
     Recall {
@@ -146,12 +148,12 @@ impl Event {
             "record" => {
                 let data = f.take("data");
                 let lapsed = |b: &Value| b.get("lapsedMs").and_then(Value::as_f64).is_some_and(|ms| ms > 0.0);
+                let lapsed = data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed));
                 Some(Event::Record {
                     kept_chars: kept_chars(data.get("results").unwrap_or(&Value::Null)),
                     cost_usd: amount(data.get("costUsd").and_then(Value::as_f64)),
-                    // An opening pass's, or a background judge's answers that landed in a prompt's first request.
-                    opening: data.get("breakEven").and_then(Value::as_array).is_some_and(|d| d.iter().any(lapsed))
-                        || data.pointer("/late/inRequest").and_then(Value::as_bool).unwrap_or(false),
+                    opening: lapsed || data.pointer("/late/inRequest").and_then(Value::as_bool).unwrap_or(false),
+                    lapsed,
                 })
             }
             "recall" => Some(Event::Recall { chars: amount(f.number("chars")) }),
@@ -280,6 +282,9 @@ pub fn bill(input: &BillInput) -> Bill {
     let mut kept = 0.0_f64;
     let mut pending: Option<f64> = None;
     let mut before: Option<f64> = None;
+    // The prompt of the request before the last, and what the last read from the cache: a record that
+    // comes after the request its edits were in is weighed on them.
+    let (mut earlier, mut last_read): (Option<f64>, f64) = (None, 0.0);
     // Tokens kept out of requests that read from the cache (priced at the read price) and of
     // requests that read nothing from it (the cache had lapsed: guard off would have written them).
     let (mut edits, mut saved, mut saved_cold, mut rewrite, mut judge) = (0, 0.0, 0.0, 0.0, 0.0);
@@ -287,15 +292,22 @@ pub fn bill(input: &BillInput) -> Bill {
     for event in &input.events {
         match *event {
             Event::Message { .. } => {}
-            Event::Record { kept_chars, cost_usd, opening } => {
+            Event::Record { kept_chars, cost_usd, opening, lapsed } => {
                 judge += cost_usd;
                 if kept_chars > 0.0 {
                     edits += 1;
                     kept += kept_chars;
-                    if opening && before.is_some() {
+                    if opening && before.is_some() && (lapsed || last_read <= 0.0) {
                         // Its edits were in the request before it, which read nothing from the lapsed cache.
                         saved_cold += kept_chars * per_char;
                         before = before.map(|b| b - kept_chars * per_char);
+                    } else if opening && before.is_some() {
+                        // A judge's answers that landed in a prompt's first request on a warm cache: that
+                        // request kept them out, read up to the first edit and wrote the rest again.
+                        saved += kept_chars * per_char;
+                        if let Some(earlier) = earlier {
+                            rewrite += (earlier - kept_chars * per_char - last_read).max(0.0);
+                        }
                     } else {
                         *pending.get_or_insert(0.0) += kept_chars;
                     }
@@ -306,7 +318,7 @@ pub fn bill(input: &BillInput) -> Bill {
                 // What stood before it is in its summary now; the rewrite after it is the compaction's.
                 kept = 0.0;
                 pending = None;
-                before = None;
+                (before, earlier) = (None, None);
             }
             Event::Request(u) => {
                 let prompt = u.prompt();
@@ -333,6 +345,7 @@ pub fn bill(input: &BillInput) -> Bill {
                 if let (Some(removed), Some(before)) = (pending.take(), before) {
                     rewrite += (before - removed * per_char - u.cache_read).max(0.0);
                 }
+                (earlier, last_read) = (before, u.cache_read);
                 before = Some(prompt);
             }
         }
@@ -474,7 +487,7 @@ mod tests {
         let events = vec![
             request(0.0, 0.0, 10_000.0, p),
             request(0.0, 10_000.0, 4_000.0, p),
-            Event::Record { kept_chars: 16_000.0, cost_usd: 0.002, opening: false },
+            Event::Record { kept_chars: 16_000.0, cost_usd: 0.002, opening: false, lapsed: false },
             request(0.0, 6_000.0, 6_000.0, p),
             request(0.0, 12_000.0, 1_000.0, p),
         ];
@@ -510,7 +523,7 @@ mod tests {
             request(0.0, 0.0, 5_000.0, p),
             Event::Message { chars: 9_000.0 },
             request(0.0, 5_000.0, 3_000.0, p),
-            Event::Record { kept_chars: 6_000.0, cost_usd: 0.0, opening: false },
+            Event::Record { kept_chars: 6_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             Event::Message { chars: 3_000.0 },
             // After a pause the cache lapsed: this request read nothing, and guard off would have
             // written the 2,000 tokens kept out too.
@@ -541,13 +554,27 @@ mod tests {
         let opening = vec![
             request(0.0, 0.0, 10_000.0, p),
             request(0.0, 0.0, 6_000.0, p),
-            Event::Record { kept_chars: 16_000.0, cost_usd: 0.0, opening: true },
+            Event::Record { kept_chars: 16_000.0, cost_usd: 0.0, opening: true, lapsed: true },
             request(0.0, 6_000.0, 200.0, p),
         ];
         let b = bill(&BillInput { events: opening, catalog: None });
         near(b.saved_tokens, 8_000.0);
         near(b.rewrite_tokens, 0.0);
         near(b.saved_usd.unwrap(), 4_000.0 * 3.75 / M + 4_000.0 * 0.3 / M);
+        // A background judge's answers that landed in a prompt's first request on a warm cache: that
+        // request read up to the edit (6k of the 14k before it), and 14k − 4k kept out − 6k read = 4k
+        // were written again, as after any other edit; the 4k kept out are reads saved, not writes.
+        let in_request = vec![
+            request(0.0, 0.0, 10_000.0, p),
+            request(0.0, 10_000.0, 4_000.0, p),
+            request(0.0, 6_000.0, 6_000.0, p),
+            Event::Record { kept_chars: 16_000.0, cost_usd: 0.0, opening: true, lapsed: false },
+            request(0.0, 12_000.0, 1_000.0, p),
+        ];
+        let b = bill(&BillInput { events: in_request, catalog: None });
+        near(b.saved_tokens, 8_000.0);
+        near(b.rewrite_tokens, 4_000.0);
+        near(b.saved_usd.unwrap(), 8_000.0 * 0.3 / M);
         // A compaction starts the count again.
         let mut after = events.clone();
         after.insert(6, Event::Compaction);
@@ -559,7 +586,7 @@ mod tests {
         // No cache writes: a token written again costs the uncached input price. 30 later requests.
         let p = OPENAI;
         let mut events = vec![request(1_000.0, 0.0, 0.0, p), request(200.0, 1_000.0, 0.0, p)];
-        events.push(Event::Record { kept_chars: 400.0, cost_usd: 0.0, opening: false });
+        events.push(Event::Record { kept_chars: 400.0, cost_usd: 0.0, opening: false, lapsed: false });
         // 1,200 before − 100 removed − 1,000 read = 100 written again.
         events.push(request(300.0, 1_000.0, 0.0, p));
         for _ in 0..29 {
@@ -600,7 +627,7 @@ mod tests {
         let p = ANTHROPIC;
         let events = vec![
             request(0.0, 0.0, 20_000.0, p),
-            Event::Record { kept_chars: 40_000.0, cost_usd: 0.0, opening: false },
+            Event::Record { kept_chars: 40_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             request(0.0, 5_000.0, 5_000.0, p),
             // 8,000 characters recalled: 32k characters (8k tokens) stay out.
             Event::Recall { chars: 8_000.0 },
@@ -616,7 +643,7 @@ mod tests {
         let b = bill(&BillInput {
             events: vec![
                 request(0.0, 0.0, 20_000.0, p),
-                Event::Record { kept_chars: 4_000.0, cost_usd: 0.0, opening: false },
+                Event::Record { kept_chars: 4_000.0, cost_usd: 0.0, opening: false, lapsed: false },
                 Event::Recall { chars: 9_000.0 },
                 request(0.0, 19_000.0, 100.0, p),
             ],
@@ -631,7 +658,7 @@ mod tests {
         let free = Catalog::default();
         let events = vec![
             request(0.0, 0.0, 10_000.0, free),
-            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             request(0.0, 4_000.0, 5_000.0, free),
         ];
         let b = bill(&BillInput { events: events.clone(), catalog: Some(ANTHROPIC) });
@@ -659,7 +686,7 @@ mod tests {
         let p = ANTHROPIC;
         let events = vec![
             request(0.0, 0.0, 10_000.0, p),
-            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             // Aborted: no usage. The rewrite is measured on the next reply that has one.
             Event::Request(Usage::default()),
             request(0.0, 4_000.0, 5_000.0, p),
@@ -678,7 +705,7 @@ mod tests {
         let b = bill(&BillInput {
             events: vec![
                 request(0.0, 0.0, 10_000.0, p),
-                Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
+                Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             ],
             catalog: None,
         });

@@ -684,7 +684,7 @@ mod tests {
             |read: f64, write: f64| Event::Request(Usage { cache_read: read, cache_write: write, ..Usage::default() });
         let events = vec![
             request(0.0, 10_000.0),
-            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false },
+            Event::Record { kept_chars: 8_000.0, cost_usd: 0.0, opening: false, lapsed: false },
             request(4_000.0, 5_000.0),
         ];
         let catalog = Catalog { input: 3.0, cache_read: 0.3, cache_write: 3.75 };
