@@ -240,6 +240,30 @@ impl Record {
 }
 
 impl ResultRecord {
+    /// An item left whole for `reason`, with no trace: the base every result is written from.
+    pub fn whole(
+        kind: ResultKind,
+        entry_id: &str,
+        tool: &str,
+        label: &str,
+        chars: usize,
+        reason: &str,
+    ) -> ResultRecord {
+        ResultRecord {
+            kind,
+            entry_id: entry_id.to_string(),
+            tool: tool.to_string(),
+            label: label.to_string(),
+            outcome: ResultOutcome::Kept,
+            reason: reason.to_string(),
+            before_chars: chars,
+            after_chars: chars,
+            jev: String::new(),
+            omitted: Vec::new(),
+            judged_chars: 0,
+        }
+    }
+
     /// One result of a record (see [`Record::from_value`]); `omitted` may be absent.
     pub fn from_value(v: &Value) -> Option<ResultRecord> {
         let count = |k: &str| v.get(k)?.as_u64().and_then(|n| usize::try_from(n).ok());

@@ -84,19 +84,8 @@ fn large_outputs<'a>(
     for (k, o) in pass.outputs.iter().enumerate() {
         if !covers(o) {
             // A state that came back altered: keep the output, say why.
-            f.results.push(ResultRecord {
-                kind: ResultKind::Large,
-                entry_id: o.entry_id.clone(),
-                tool: o.tool.clone(),
-                label: o.label.clone(),
-                outcome: ResultOutcome::Kept,
-                reason: Reason::BadPlan.as_str().to_string(),
-                before_chars: o.chars,
-                after_chars: o.chars,
-                jev: String::new(),
-                omitted: Vec::new(),
-                judged_chars: 0,
-            });
+            let bad = Reason::BadPlan.as_str();
+            f.results.push(ResultRecord::whole(ResultKind::Large, &o.entry_id, &o.tool, &o.label, o.chars, bad));
             continue;
         }
         let verdicts: Vec<(Segment, Verdict)> = o
@@ -156,17 +145,11 @@ fn large_outputs<'a>(
             pending.push(Pending { candidate, draft, result: f.results.len() });
         }
         f.results.push(ResultRecord {
-            kind: ResultKind::Large,
-            entry_id: o.entry_id.clone(),
-            tool: o.tool.clone(),
-            label: o.label.clone(),
             outcome: decision.outcome,
             reason: decision.reason,
-            before_chars: o.chars,
             after_chars: decision.after_chars,
             jev: decision.trace,
-            omitted: Vec::new(),
-            judged_chars: 0,
+            ..ResultRecord::whole(ResultKind::Large, &o.entry_id, &o.tool, &o.label, o.chars, "")
         });
     }
     pending
@@ -200,17 +183,11 @@ fn small_outputs<'a>(
             });
         }
         f.results.push(ResultRecord {
-            kind: ResultKind::Small,
-            entry_id: p.entry_id.clone(),
-            tool: p.tool.clone(),
-            label: p.label.clone(),
             outcome: if after < p.chars { ResultOutcome::Removed } else { ResultOutcome::Kept },
             reason: d.reason,
-            before_chars: p.chars,
             after_chars: after,
             jev: d.trace,
-            omitted: Vec::new(),
-            judged_chars: 0,
+            ..ResultRecord::whole(ResultKind::Small, &p.entry_id, &p.tool, &p.label, p.chars, "")
         });
     }
     pending
@@ -219,19 +196,7 @@ fn small_outputs<'a>(
 /// Outputs whose edits the pass's plan left waiting (`gate`): not asked now.
 fn waiting(pass: &PassState, f: &mut Finishing) {
     for w in &pass.waiting {
-        f.results.push(ResultRecord {
-            kind: w.kind,
-            entry_id: w.entry_id.clone(),
-            tool: w.tool.clone(),
-            label: w.label.clone(),
-            outcome: ResultOutcome::Kept,
-            reason: DEFERRED.to_string(),
-            before_chars: w.chars,
-            after_chars: w.chars,
-            jev: String::new(),
-            omitted: Vec::new(),
-            judged_chars: 0,
-        });
+        f.results.push(ResultRecord::whole(w.kind, &w.entry_id, &w.tool, &w.label, w.chars, DEFERRED));
     }
 }
 
@@ -334,17 +299,12 @@ fn exchanges<'a>(
             omitted.extend(x.omit_ids.iter().cloned());
         }
         f.results.push(ResultRecord {
-            kind: ResultKind::Exchange,
-            entry_id: x.prompt_id.clone(),
-            tool: String::new(),
-            label: x.label.clone(),
             outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
             reason: if unrelated && !go { DEFERRED.to_string() } else { reason },
-            before_chars: x.chars,
             after_chars: if go { stub_len(x) } else { x.chars },
             jev: trace,
             omitted,
-            judged_chars: 0,
+            ..ResultRecord::whole(ResultKind::Exchange, &x.prompt_id, "", &x.label, x.chars, "")
         });
     }
     omitted_ids
@@ -372,18 +332,12 @@ fn images(pass: &PassState, s: &Settings, omitted_ids: &[&str], f: &mut Finishin
                 replacement: Some(text_replacement(im.texts.clone())),
             });
         }
+        let label = format!("{} image{}", im.images, if im.images == 1 { "" } else { "s" });
         f.results.push(ResultRecord {
-            kind: ResultKind::Image,
-            entry_id: im.entry_id.clone(),
-            tool: im.tool.clone(),
-            label: format!("{} image{}", im.images, if im.images == 1 { "" } else { "s" }),
             outcome: if go { ResultOutcome::Removed } else { ResultOutcome::Kept },
             reason: if go { format!("{} turns old", im.turns) } else { DEFERRED.to_string() },
-            before_chars: im.before_chars,
             after_chars: if go { im.after_chars } else { im.before_chars },
-            jev: String::new(),
-            omitted: Vec::new(),
-            judged_chars: 0,
+            ..ResultRecord::whole(ResultKind::Image, &im.entry_id, &im.tool, &label, im.before_chars, "")
         });
     }
     image_edits
