@@ -835,12 +835,10 @@ for (const provider of PROVIDERS) {
   // later than a waited-for or instant one, so the cheapest schedule it allows is the hindsight bound's with the
   // age gate one turn higher. Its extra cost over the bound's own, each run scaled to the server's count of guard
   // off and summed over the runs the bound covers, as a share of the suite's guard off.
-  const extra = (bounds.get(provider) ?? []).filter((b) => !b.issue26).reduce((n, b) => n + ((b.bestLate.cost - b.best.cost) * b.measuredOff) / b.off.cost, 0);
+  const suiteBounds = (bounds.get(provider) ?? []).filter((b) => !b.issue26);
+  const extra = suiteBounds.reduce((n, b) => n + ((b.bestLate.cost - b.best.cost) * b.measuredOff) / b.off.cost, 0);
   console.log(
-    `  ${provider}: (g)'s floor: the cheapest schedules with every edit a turn later cost ${(extra / off).toFixed(3)} × guard off more than the cheapest (the hindsight bound, runs of 30 requests or more): ${(
-      bounds.get(provider) ?? []
-    )
-      .filter((b) => !b.issue26)
+    `  ${provider}: (g)'s floor: the cheapest schedules with every edit a turn later cost ${(extra / off).toFixed(3)} × guard off more than the cheapest (the hindsight bound, runs of 30 requests or more): ${suiteBounds
       .map((b) => `${b.requests} requests ${ratio(b.bestLate.cost, b.off.cost)} vs ${ratio(b.best.cost, b.off.cost)}`)
       .join("; ")}`,
   );

@@ -234,6 +234,11 @@ impl Block {
 }
 
 impl ContextEntry {
+    /// The assistant messages it holds: the main model's replies, one a request (a turn of a run).
+    pub fn replies(&self) -> usize {
+        self.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count()
+    }
+
     pub fn from_value(v: Value) -> ContextEntry {
         let mut f = Fields::of(v);
         let raw = match f.take("raw") {

@@ -20,8 +20,7 @@ use crate::cache::{entry_chars, rewrite_sized, Measured};
 use crate::guard::exchange;
 use crate::guard::images::young_from;
 use crate::guard::items::{run_calls, superseded_by};
-use crate::guard::outcome::Phase;
-use crate::guard::pass::{choose, PassInput};
+use crate::guard::pass::{choose, Choosing, PassInput};
 use crate::guard::render::tool_label;
 use crate::guard::run::Output;
 use crate::json_text::push_str;
@@ -73,7 +72,7 @@ pub fn candidates(input: &PassInput) -> (Vec<Candidate>, usize) {
         let bound = young.min(left.unwrap_or(0));
         let seen = prompts.iter().rev().find(|&&p| p <= bound).copied().unwrap_or(0);
         let measure = rewrite_sized(&input.model, prefix, prefix_sizes);
-        let Some(chosen) = choose(input, prefix, &measure, seen, Phase::RunEnd) else { continue };
+        let Some(chosen) = choose(input, prefix, Choosing::RunEnd { measure: &measure, seen }) else { continue };
         young = young_from(prefix, s.image_keep_turns);
         let k = runs;
         runs += 1;

@@ -105,7 +105,7 @@ pub fn old_images(entries: &[ContextEntry], keep_turns: usize) -> Vec<ImageEdit>
         if let Some(slot) = after.get_mut(i) {
             *slot = seen;
         }
-        seen += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+        seen += e.replies();
     }
     let mut out = Vec::new();
     for (i, (e, &turns)) in entries.iter().zip(&after).enumerate() {
@@ -154,7 +154,7 @@ pub fn young_from(entries: &[ContextEntry], keep_turns: usize) -> usize {
         if after >= keep_turns {
             return i + 1;
         }
-        after += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+        after += e.replies();
     }
     0
 }

@@ -224,8 +224,7 @@ pub fn run_lengths(kinds: &[Kind]) -> Vec<usize> {
 
 /// The turns (assistant messages) of the run whose prompt is entry `prompt_index`, so far.
 pub fn run_turns(entries: &[ContextEntry], prompt_index: usize) -> usize {
-    let assistant = |e: &ContextEntry| e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
-    entries.iter().skip(prompt_index.saturating_add(1)).map(assistant).fold(0usize, usize::saturating_add)
+    entries.iter().skip(prompt_index.saturating_add(1)).map(ContextEntry::replies).fold(0usize, usize::saturating_add)
 }
 
 /// Whether the message at `i` starts a run: a user message that is not a

@@ -22,11 +22,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cache::{rewrite, Basis, BreakEven, Cache, Measured, Outlook, Rule};
-use crate::entry::{ContextEntry, Message};
+use crate::entry::ContextEntry;
 use crate::memo::{contains, judged_mid_run, removed_share};
 use crate::outcome::Phase;
 use crate::pass::plan::{requests_so_far, skipped};
-use crate::pass::{choose, plan_items, weigh_judge, Chosen, Items, PassInput, PassState, Plan, Planned, Skip};
+use crate::pass::{
+    choose, plan_items, weigh_judge, Choosing, Chosen, Items, PassInput, PassState, Plan, Planned, Skip,
+};
 use crate::run::Output;
 use crate::worth::{self, later_requests};
 
@@ -229,9 +231,8 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         return skip(Skip::NoClassifier, gate);
     }
     let entries = &p.entries;
-    let measure = rewrite(&p.model, entries);
     // What a pass would choose at this point, then the checkpoint's own gates over its outputs.
-    let Some(Chosen { run, items, .. }) = choose(p, entries, &measure, 0, Phase::MidRun) else {
+    let Some(Chosen { run, items, .. }) = choose(p, entries, Choosing::MidRun) else {
         return skip(Skip::NoRun, gate);
     };
     // Turn = assistant message of the run; an output's age is the turns
@@ -259,6 +260,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         return skip(Skip::NothingEligible, gate);
     }
 
+    let measure = rewrite(&p.model, entries);
     let requests_so_far = requests_so_far(entries);
     let cache = measure.cache();
     // The break-even decision, for the record (a skip is not recorded: its Gate says it).
@@ -370,7 +372,7 @@ fn turns_before(entries: &[ContextEntry], prompt_index: usize) -> Vec<usize> {
     for (i, e) in entries.iter().enumerate() {
         out.push(n);
         if i > prompt_index {
-            n += e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+            n += e.replies();
         }
     }
     out.push(n);

@@ -15,7 +15,7 @@
 //! per output). Not for: measuring the rewrite (`cache`) or the record.
 
 use crate::cache::{BreakEven, Outlook, Rule};
-use crate::entry::{ContextEntry, Message};
+use crate::entry::ContextEntry;
 
 /// One output's edit as the gate weighs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -91,7 +91,7 @@ pub fn later_by_index(entries: &[ContextEntry]) -> Vec<usize> {
     // Requests (assistant messages) at or after each entry index.
     let mut after = vec![0usize; entries.len() + 1];
     for (i, e) in entries.iter().enumerate().rev() {
-        let own = e.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+        let own = e.replies();
         after[i] = after[i + 1] + own;
     }
     (0..entries.len())

@@ -38,7 +38,7 @@ pub mod plan;
 pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
 pub use finish::finish;
 pub use land::land;
-pub use plan::{choose, plan, plan_items, weigh_judge, Chosen, Items, JudgeWeighed, PlannedItems};
+pub use plan::{choose, plan, plan_items, weigh_judge, Choosing, Chosen, Items, JudgeWeighed, PlannedItems};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -102,47 +102,50 @@ pub struct Chosen {
     pub large_skip: Option<Skip>,
 }
 
-/// A pass's choice at the end of `entries` (the pass's whole context, or a
-/// prefix of a saved branch for the audit), with `input`'s settings,
-/// classifier and records and the rewrite `measure` of `entries`. `None`
-/// when they hold no run.
-///
-/// `phase`: a run end chooses the old images too, and its large outputs
-/// must reach `minRunChars` together; a mid-run checkpoint chooses no images
-/// and weighs its batch by its own gates (`checkpoint::plan`), and its run
-/// reads as mid-run (`Run::mid_run`).
+/// What a pass chooses for: a run end, with the rewrite `measure` of the
+/// entries (its old images are weighed on it) and `seen`; or a mid-run
+/// checkpoint, which chooses no images and weighs its batch by its own gates
+/// (`checkpoint::plan`), its run read as mid-run (`Run::mid_run`).
 ///
 /// `seen`: the old images and old exchanges of the entries before this index
 /// were chosen at an earlier run end of the same branch, so they are not
 /// read again (0 for a pass; the audit walks every run end of a branch and
 /// would otherwise read its whole history at each). It must be 0 or the
 /// index of a prompt, so that the exchanges read from it are the branch's.
-pub fn choose(
-    input: &PassInput,
-    entries: &[ContextEntry],
-    measure: &Rewrite,
-    seen: usize,
-    phase: Phase,
-) -> Option<Chosen> {
+#[derive(Clone, Copy)]
+pub enum Choosing<'a> {
+    RunEnd { measure: &'a Rewrite, seen: usize },
+    MidRun,
+}
+
+/// A pass's choice at the end of `entries` (the pass's whole context, or a
+/// prefix of a saved branch for the audit), with `input`'s settings,
+/// classifier and records. `None` when they hold no run. A run end's large
+/// outputs must reach `minRunChars` together; a checkpoint's need not.
+pub fn choose(input: &PassInput, entries: &[ContextEntry], how: Choosing) -> Option<Chosen> {
     let s = &input.settings;
     let mut run = find_run(entries, s)?;
-    run.mid_run = phase == Phase::MidRun;
-    let mut images = match phase {
-        Phase::RunEnd => crate::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns),
-        Phase::MidRun => Vec::new(),
+    run.mid_run = matches!(how, Choosing::MidRun);
+    let (seen, min_run_chars, images) = match how {
+        Choosing::RunEnd { measure, seen } => {
+            let mut images = crate::images::old_images(entries.get(seen..).unwrap_or(&[]), s.image_keep_turns);
+            for im in &mut images {
+                im.entry_index += seen;
+                let m = measure.measure(im.entry_index);
+                (im.rewrite_chars, im.rewrite_basis, im.before_run) =
+                    (m.chars, m.basis, im.entry_index < run.prompt_index);
+            }
+            (seen, s.min_run_chars, images)
+        }
+        Choosing::MidRun => (0, 0, Vec::new()),
     };
-    for im in &mut images {
-        im.entry_index += seen;
-        let m = measure.measure(im.entry_index);
-        (im.rewrite_chars, im.rewrite_basis, im.before_run) = (m.chars, m.basis, im.entry_index < run.prompt_index);
-    }
     if !input.classifier {
         return Some(Chosen { run, items: Items::default(), images, large_skip: Some(Skip::NoClassifier) });
     }
     // Read once for both sizes: each candidate holds its output's text.
     let (large, small_candidates): (Vec<_>, Vec<_>) =
         run_outputs(entries, &run, s).into_iter().partition(|o| o.chars >= s.min_result_chars);
-    let large = large_of(large, s, if phase == Phase::RunEnd { s.min_run_chars } else { 0 });
+    let large = large_of(large, s, min_run_chars);
     let large_skip = if large.total_chars == 0 {
         Some(Skip::NoLargeOutputs)
     } else if large.below_min_run {
@@ -198,7 +201,8 @@ pub fn plan(input: &PassInput) -> Plan {
     }
     let entries = &input.entries;
     let measure = rewrite(&input.model, entries);
-    let Some(Chosen { run, mut items, images, mut large_skip }) = choose(input, entries, &measure, 0, Phase::RunEnd)
+    let Some(Chosen { run, mut items, images, mut large_skip }) =
+        choose(input, entries, Choosing::RunEnd { measure: &measure, seen: 0 })
     else {
         return skipped(s, Skip::NoRun);
     };
