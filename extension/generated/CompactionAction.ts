@@ -3,4 +3,4 @@
 /**
  * What the extension does next.
  */
-export type CompactionAction = "none" | "distill" | "append" | "compact";
+export type CompactionAction = "none" | "distill" | "early" | "append" | "compact";

@@ -40,6 +40,8 @@ interface Job {
   run?: RunResult;
   /** Aborted by the user (Esc) or dropped: nothing lands. */
   dropped?: string;
+  /** Settles when every request has ended. */
+  done: Promise<void>;
 }
 
 /** What a landing gives the boundary: the drafts to append, the ids they hold. */
@@ -117,11 +119,12 @@ export class Background {
       settingsKey: JSON.stringify(settings),
       plannedMs: Date.now(),
       abort: new AbortController(),
+      done: Promise.resolve(),
     };
     const onAbort = () => this.drop(job, "the run was stopped (Esc)");
     signal?.addEventListener("abort", onAbort, { once: true });
     this.jobs.push(job);
-    runRequests(planned.requests, classifierOf(ctx, lookup), {
+    job.done = runRequests(planned.requests, classifierOf(ctx, lookup), {
       concurrency: settings.concurrency,
       timeoutMs: settings.timeoutMs,
       signal: job.abort.signal,
@@ -158,11 +161,25 @@ export class Background {
 
   /**
    * Turns a checkpoint planned now lands after: its answers land at the first turn end after they are in,
-   * so the judge's time over a turn's, at least 1 (the core plans that many turns ahead).
+   * so the judge's time over a turn's, at least 1 (the core plans that many turns ahead). `priorJudgeMs`
+   * stands for the judge's time before one was seen (0: 1 turn).
    */
-  lag(): number {
-    if (this.judgeMs <= 0 || this.turnMs <= 0) return 1;
-    return Math.max(1, Math.ceil(this.judgeMs / this.turnMs));
+  lag(priorJudgeMs = 0): number {
+    const judgeMs = this.judgeMs > 0 ? this.judgeMs : priorJudgeMs;
+    if (judgeMs <= 0 || this.turnMs <= 0) return 1;
+    return Math.max(1, Math.ceil(judgeMs / this.turnMs));
+  }
+
+  /**
+   * Resolves once every pass out has its answers (or was dropped), or after `ms`: before Pi compacts, the
+   * answers of a pass started early are worth the wait more than a new pass over the same outputs.
+   */
+  async whenIn(ms: number): Promise<void> {
+    const out = this.jobs.filter((j) => !j.run && !j.dropped).map((j) => j.done);
+    if (out.length === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(out), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   /** Items the judge is still asked about, across passes. */

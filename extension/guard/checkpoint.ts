@@ -14,7 +14,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { callCore } from "../core.ts";
 import type { Background } from "./background.ts";
-import { beforeCompaction } from "./compaction.ts";
+import { beforeCompaction, Estimates } from "./compaction.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
 import { classifyAndFinish, passInput } from "./pass.ts";
 import type { Slots } from "./requests.ts";
@@ -136,6 +136,11 @@ export interface CheckpointHooks {
 export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): void {
   // Drafts are committed after every turn_end handler: the status shows the new savings at the next turn.
   let appended = false;
+  // Pi's estimate at the last turn ends, for judging early before Pi compacts; a new context forgets it.
+  const estimates = new Estimates();
+  pi.on("session_start", () => estimates.forget());
+  pi.on("session_tree", () => estimates.forget());
+  pi.on("session_compact", () => estimates.forget());
   pi.on("turn_start", (_event, ctx) => {
     if (!appended) return;
     appended = false;
@@ -164,11 +169,33 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       };
       // Distill before compacting (compaction.ts): at every turn_end, the run's last included, since Pi
       // decides right after it. When Pi is about to compact, that decides; no regular checkpoint follows.
-      const pre = await beforeCompaction(pi, event, ctx, () =>
-        runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judging, background.slots),
+      const pre = await beforeCompaction(
+        pi,
+        event,
+        ctx,
+        () => runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judging, background.slots),
+        {
+          landed: landed.entries,
+          // Waiting for the judge (`waitForJudge`), the check past the threshold waits as it always did.
+          estimates: settings.waitForJudge ? undefined : estimates,
+          lag: background.lag(PRIOR_JUDGE_MS),
+          waitOut: async () => {
+            if (background.judging === 0) return [];
+            await background.whenIn(settings.timeoutMs);
+            const more = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
+            judging.push(...more.held);
+            return more.entries;
+          },
+        },
       );
       if (pre.line) hooks.noteCompaction(pre.line);
       if (pre.handled) return append(pre.entries);
+      // Expected to compact before a judge asked later would answer: the no-gate checkpoint starts now, in the
+      // background, on this turn's context (one pass out at a time: one out already lands first).
+      if (pre.early) {
+        if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "every-eligible", readPoints, judging, 0);
+        return landed.entries.length ? append() : undefined;
+      }
       if (!hasToolCalls(event.message) || !settings.midRun) return landed.entries.length ? append() : undefined;
       if (settings.waitForJudge) {
         const result = await runCheckpoint(ctx, contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints, judging, background.slots);
@@ -178,26 +205,47 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // One checkpoint out at a time: while one is, its outputs wait for the next (issue 27). The plan is
       // made right after this turn_end, on its context, while the next request is out; what just landed is
       // left alone (its record is not in that context).
-      if (!background.busy) {
-        // Planned as many turns ahead as its answers are expected to take: they land where a waited-for
-        // checkpoint's would (the core lowers the age and turn gates by the lag).
-        const [signal, lag] = [ctx.signal, background.lag()];
-        background.later(
-          () => {
-            const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, signal, lag);
-            note(hooks, ctx, { entries: [], ...plan });
-            if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
-            hooks.refresh(ctx);
-          },
-          (message) => hooks.warnOnce(ctx, message),
-        );
-      }
+      // Planned as many turns ahead as its answers are expected to take: they land where a waited-for
+      // checkpoint's would (the core lowers the age and turn gates by the lag).
+      if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, background.lag());
       return landed.entries.length ? append() : undefined;
     } catch (error) {
       hooks.warnOnce(ctx, `the checkpoint failed, nothing was changed: ${(error as Error).message}`);
       return undefined;
     }
   });
+}
+
+/**
+ * The judge's time a pass is taken to need before one was seen, ms, for judging early before Pi compacts:
+ * the original guard measured 0.5–1.2 s a pass; twice its slowest leans early.
+ */
+const PRIOR_JUDGE_MS = 2_400;
+
+/** Plans a checkpoint once this `turn_end` is over (on its context) and starts its judge in the background. */
+function startLater(
+  hooks: CheckpointHooks,
+  ctx: ExtensionContext,
+  contextEntries: readonly unknown[],
+  settings: GuardSettings,
+  lookup: Lookup,
+  gates: CheckpointGates,
+  readPoints: string[],
+  judging: string[],
+  lag: number,
+): void {
+  const { background } = hooks;
+  const signal = ctx.signal;
+  background.later(
+    () => {
+      const { planned, ...plan } = planCheckpointPass(ctx, contextEntries, settings, lookup, gates, readPoints, judging, signal, lag);
+      if (gates === "mid-run") note(hooks, ctx, { entries: [], ...plan });
+      else if (plan.problem) hooks.warnOnce(ctx, `${plan.problem}; nothing was changed`);
+      if (planned) background.start(ctx, "mid-run", planned, lookup, settings, contextEntries, signal);
+      hooks.refresh(ctx);
+    },
+    (message) => hooks.warnOnce(ctx, message),
+  );
 }
 
 /** Tells `/guard` what a checkpoint did: its skip, or that one ran (a problem warns once). */

@@ -170,56 +170,112 @@ export interface BeforeCompaction {
   handled: boolean;
   /** Drafts to append after the earlier handlers' (edits and the record), when they keep Pi under. */
   entries?: readonly Draft[];
+  /** Pi is expected to compact within the turns a judge asked now takes: start the no-gate checkpoint in the background. */
+  early?: boolean;
   /** The line `/guard` shows, when there is something to say. */
   line?: string;
 }
 
 /**
+ * Pi's estimate at the last few `turn_end`s (for starting early: how fast it grows). Forgotten when the
+ * context changes under it: a compaction, a `/tree` move, another session.
+ */
+export class Estimates {
+  private list: number[] = [];
+  get earlier(): number[] {
+    return [...this.list];
+  }
+  note(tokens: number): void {
+    this.list = [...this.list.slice(-3), tokens];
+  }
+  forget(): void {
+    this.list = [];
+  }
+}
+
+/** What starting early and a pass out bring to the check. */
+export interface Ahead {
+  /** Drafts a pass in the background appended at this `turn_end` (the estimate counts their edits). */
+  landed: readonly unknown[];
+  /** The estimates at the last turn ends (absent: never start early). */
+  estimates?: Estimates;
+  /** Turns a judge asked now takes to land. */
+  lag: number;
+  /** Past the threshold: waits for the passes out and lands them, their drafts (absent: none are out). */
+  waitOut?: () => Promise<readonly unknown[]>;
+}
+
+/**
  * At a completed `turn_end`: when Pi's estimate after this turn is past its compaction threshold,
- * runs `distill` and keeps its drafts only if Pi's estimate with them is at or under the threshold.
- * Never throws: a failure appends nothing and says why in the line (`handled` once the checkpoint ran,
- * so that Pi compacts as it would have and no regular checkpoint follows).
+ * runs `distill` and keeps its drafts only if Pi's estimate with them is at or under the threshold;
+ * when it is expected to pass it before a judge asked now would answer (`lag` turns) and one more turn,
+ * says `early`. `landed`: edits of a pass in the background appended at this `turn_end` (the estimate
+ * counts them). Never throws: a failure appends nothing and says why in the line (`handled` once the
+ * checkpoint ran, so that Pi compacts as it would have and no regular checkpoint follows).
  */
 export async function beforeCompaction(
   pi: ExtensionAPI,
   event: { message: unknown; toolResults: readonly unknown[]; entries: readonly unknown[]; context: { contextEntries: readonly unknown[] } },
   ctx: ExtensionContext,
   distill: Distill,
+  ahead: Ahead = { landed: [], lag: 1 },
 ): Promise<BeforeCompaction> {
   // Once the checkpoint has run, a failure still means Pi compacts: the regular checkpoint stays out.
   let handled = false;
+  // What Pi sees after this turn, for the growth: its estimate, or with the edits appended here.
+  let seen: number | undefined;
   try {
     const entries = event.context.contextEntries as readonly ProjectedEntry[];
     const proposed = event.entries as readonly Draft[];
+    const landed = (ahead.landed as Draft[]).filter((d) => d.type === "context_edit");
     const model = ctx.model;
+    const tokens = landed.length
+      ? estimateWithEdits(entries, landed)
+      : estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], proposed);
+    seen = tokens;
     const input: CompactionInput = {
       window: model?.contextWindow,
       model: modelKey(model),
       settings: (pi.getSettings?.() as { compaction?: unknown } | undefined)?.compaction ?? null,
       defaults: { enabled: DEFAULT_COMPACTION_SETTINGS.enabled, reserveTokens: DEFAULT_COMPACTION_SETTINGS.reserveTokens },
-      tokens: estimateAfterTurn(event, entries, ctx.sessionManager.getBranch() as { id: string; type: string }[], proposed),
+      tokens,
+      ahead: ahead.estimates ? { earlier: ahead.estimates.earlier, lag: ahead.lag } : undefined,
     };
     const first = decide(input);
+    if (first.action === "early") return { handled: false, early: true, line: first.line };
     if (first.action !== "distill") return { handled: false, line: first.line };
 
     handled = true;
+    const weigh = (drafts: Draft[], run: Distilled) => {
+      const edits = drafts.filter((d) => d.type === "context_edit");
+      const withEdits = edits.length ? estimateWithEdits(entries, [...landed, ...edits]) : tokens;
+      const decision = decide({
+        ...input,
+        distilled: edits.length ? { tokens: withEdits, outputs: new Set(edits.map((d) => d.targetId)).size } : { tokens, outputs: 0, problem: whyNoEdits(run) },
+      });
+      if (decision.action === "append") seen = withEdits;
+      return decision;
+    };
+    // A pass started early whose answers are still out: its answers first, and a new pass only when they
+    // are not enough.
+    const waited = ((await ahead.waitOut?.()) ?? []) as Draft[];
+    if (waited.length) {
+      const enough = weigh(waited, { entries: waited });
+      if (enough.action === "append") return { handled: true, entries: waited, line: enough.line };
+    }
     let run: Distilled;
     try {
       run = await distill();
     } catch (error) {
       run = { entries: [], problem: (error as Error).message };
     }
-    const drafts = run.entries as Draft[];
-    const edits = drafts.filter((d) => d.type === "context_edit");
-    const after = decide({
-      ...input,
-      distilled: edits.length
-        ? { tokens: estimateWithEdits(entries, edits), outputs: new Set(edits.map((d) => d.targetId)).size }
-        : { tokens: input.tokens, outputs: 0, problem: whyNoEdits(run) },
-    });
+    const drafts = [...waited, ...(run.entries as Draft[])];
+    const after = weigh(drafts, run);
     return after.action === "append" ? { handled: true, entries: drafts, line: after.line } : { handled: true, line: after.line };
   } catch (error) {
     return { handled, line: `before Pi compacts: ${handled ? "nothing was changed" : "not checked"}, ${(error as Error).message}` };
+  } finally {
+    if (seen !== undefined) ahead.estimates?.note(seen);
   }
 }
 

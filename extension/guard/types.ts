@@ -270,6 +270,8 @@ export interface CompactionInput {
   tokens: number;
   /** Once the no-gate checkpoint ran: Pi's estimate with its edits, the outputs they replace, why it gave none. */
   distilled?: { tokens: number; outputs: number; problem?: string };
+  /** For starting early: Pi's estimate at the last few turn ends, oldest first, and the turns a judge asked now takes. */
+  ahead?: { earlier: number[]; lag: number };
 }
 
 /** `none`: Pi does not compact; `distill`: run the checkpoint; `append`: its edits keep Pi under; `compact`: append nothing. */

@@ -12,6 +12,14 @@
 //! otherwise nothing is appended and Pi compacts exactly as it would have
 //! (edits that save too little would cost a rewrite and a compaction both).
 //!
+//! A judge takes turns to answer (issue 27: nobody waits for it), so the
+//! same checkpoint starts early, in the background, once the estimate is
+//! expected to pass the threshold within the turns its answers take to land
+//! and one more: the estimate's growth a turn is the median of the last few
+//! turns' ([`Ahead`]). Its edits land at a `turn_end` before the crossing
+//! and take the estimate down; the check past the threshold stays for
+//! growth that jumps (one huge output) or a judge slower than expected.
+//!
 //! For: that decision and its one line for `/guard`. Not for: the estimate
 //! (host arithmetic over Pi's own function) or the checkpoint itself.
 
@@ -38,6 +46,43 @@ pub struct CompactionInput {
     pub tokens: f64,
     /// The checkpoint's result, once it ran.
     pub distilled: Option<Distilled>,
+    /// For starting early: how the estimate grows and how long the judge takes.
+    pub ahead: Option<Ahead>,
+}
+
+/// What starting early weighs, read at this `turn_end`.
+#[derive(Debug, Clone, Default)]
+pub struct Ahead {
+    /// Pi's estimate at the last few `turn_end`s before this one, oldest first.
+    pub earlier: Vec<f64>,
+    /// Turns a checkpoint planned now takes to land (the judge's time over a turn's, at least 1).
+    pub lag: f64,
+}
+
+/// Turns of growth read from the estimates: the median of the last this many.
+const GROWTH_TURNS: usize = 3;
+
+/// The furthest ahead the growth is carried, in turns of the judge's lag: further is a guess (with turns
+/// of milliseconds, as a scripted model's, a judge's second is a hundred turns). A judge slower than that
+/// lands after the crossing, where the check past the threshold waits for it.
+const MAX_LAG_TURNS: f64 = 5.0;
+
+impl Ahead {
+    /// The estimate's growth a turn: the median rise over the last [`GROWTH_TURNS`] turns (a fall counts
+    /// as none; of two, the smaller), so that one huge output, or the fall an edit makes, does not set it.
+    fn growth(&self, now: f64) -> f64 {
+        let mut all = self.earlier.clone();
+        all.push(now);
+        let from = all.len().saturating_sub(GROWTH_TURNS + 1);
+        let rises: Vec<f64> =
+            all[from..].windows(2).map(|w| w[1] - w[0]).filter(|d| d.is_finite()).map(|d| d.max(0.0)).collect();
+        match rises[..] {
+            [a, b, c] => a.min(b).max(a.max(b).min(c)),
+            [a, b] => a.min(b),
+            [a] => a,
+            _ => 0.0,
+        }
+    }
 }
 
 /// What the no-gate checkpoint gave.
@@ -74,6 +119,17 @@ impl CompactionInput {
             default_reserve: defaults.number("reserveTokens").unwrap_or(16_384.0),
             tokens: f.number("tokens").unwrap_or(0.0),
             distilled,
+            ahead: match f.take("ahead") {
+                Value::Null => None,
+                a => {
+                    let mut a = Fields::of(a);
+                    let earlier = match a.take("earlier") {
+                        Value::Array(xs) => xs.iter().filter_map(Value::as_f64).collect(),
+                        _ => Vec::new(),
+                    };
+                    Some(Ahead { earlier, lag: a.number("lag").unwrap_or(1.0).max(1.0) })
+                }
+            },
         }
     }
 }
@@ -89,6 +145,9 @@ pub enum Action {
     None,
     /// Pi is about to compact: run the checkpoint with no gate, then ask again.
     Distill,
+    /// Pi is expected to compact before a judge asked now would answer and one more turn: start the
+    /// checkpoint with no gate in the background now.
+    Early,
     /// The edits keep Pi at or under the threshold: append them.
     Append,
     /// They do not (or there are none): append nothing; Pi compacts.
@@ -143,7 +202,7 @@ pub fn decide(input: &CompactionInput) -> Decision {
     let at = compaction::threshold(window, reserve);
     let tokens = whole(input.tokens);
     if !compaction::compacts(tokens, at) {
-        return Decision { action: Action::None, threshold: Some(at), line: None };
+        return early(input, tokens, at);
     }
     let past = format!("before Pi compacts: its estimate {} > threshold {}", count(tokens), count(at));
     let Some(d) = &input.distilled else {
@@ -169,6 +228,30 @@ pub fn decide(input: &CompactionInput) -> Decision {
     Decision { action, threshold: Some(at), line: Some(format!("{past}; {rest}, so {outcome}")) }
 }
 
+/// Under the threshold: [`Action::Early`] when the estimate, growing as it did, is expected to pass it
+/// within the turns the judge's answers take to land and one more; else nothing.
+fn early(input: &CompactionInput, tokens: u64, at: u64) -> Decision {
+    let nothing = Decision { action: Action::None, threshold: Some(at), line: None };
+    let Some(ahead) = &input.ahead else { return nothing };
+    let growth = ahead.growth(input.tokens);
+    let lag = ahead.lag.ceil().clamp(1.0, MAX_LAG_TURNS);
+    let turns = lag + 1.0;
+    let expected = tokens as f64 + growth * turns;
+    if growth <= 0.0 || !compaction::compacts(whole(expected), at) {
+        return nothing;
+    }
+    let line = format!(
+        "before Pi compacts: its estimate {} grows ~{} a turn and would pass threshold {} within {} turns, \
+         the judge's answers take {}: judging began early",
+        count(tokens),
+        count(whole(growth)),
+        count(at),
+        turns as u64,
+        if lag <= 1.0 { "1 turn".to_string() } else { format!("{} turns", lag as u64) },
+    );
+    Decision { action: Action::Early, threshold: Some(at), line: Some(line) }
+}
+
 /// The decision from the JSON text of a [`CompactionInput`].
 pub fn decide_json(input: &str) -> Result<String, String> {
     let input =
@@ -190,6 +273,7 @@ mod tests {
             default_reserve: 16_384.0,
             tokens,
             distilled,
+            ahead: None,
         }
     }
 
@@ -256,6 +340,42 @@ mod tests {
         assert_eq!(decide(&no_window).action, Action::None);
     }
 
+    fn ahead(tokens: f64, earlier: &[f64], lag: f64) -> CompactionInput {
+        CompactionInput { ahead: Some(Ahead { earlier: earlier.to_vec(), lag }), ..input(tokens, None) }
+    }
+
+    #[test]
+    fn starts_early_when_the_crossing_is_due_within_the_judges_turns_and_one() {
+        // 25k a turn, the judge 2 turns: 110k + 3 × 25k = 185k > 183,616 starts; 105k + 75k does not.
+        let d = decide(&ahead(110_000.0, &[60_000.0, 85_000.0], 2.0));
+        assert_eq!(d.action, Action::Early);
+        assert_eq!(
+            d.line.as_deref(),
+            Some(
+                "before Pi compacts: its estimate 110.0k grows ~25.0k a turn and would pass threshold 183.6k \
+                 within 3 turns, the judge's answers take 2 turns: judging began early"
+            )
+        );
+        assert_eq!(decide(&ahead(105_000.0, &[55_000.0, 80_000.0], 2.0)).action, Action::None);
+        // The median of the last three rises counts: not an older one, not one jump, not a fall.
+        assert_eq!(decide(&ahead(150_000.0, &[10_000.0, 140_000.0, 141_000.0, 149_000.0], 1.0)).action, Action::None);
+        assert_eq!(decide(&ahead(150_000.0, &[130_000.0, 148_000.0, 149_000.0], 1.0)).action, Action::None);
+        assert_eq!(decide(&ahead(150_000.0, &[110_000.0, 128_000.0, 140_000.0], 2.0)).action, Action::Early);
+        assert_eq!(decide(&ahead(150_000.0, &[200_000.0, 160_000.0], 3.0)).action, Action::None);
+        // An edit's fall and one huge output before it: neither sets the growth.
+        assert_eq!(decide(&ahead(60_000.0, &[90_000.0, 200_000.0, 50_000.0], 3.0)).action, Action::None);
+        // No history, a fraction of a turn, nonsense: read safely.
+        assert_eq!(decide(&ahead(183_000.0, &[], 1.0)).action, Action::None);
+        assert_eq!(decide(&ahead(170_000.0, &[f64::NAN, 160_000.0], 0.2)).action, Action::Early);
+        // A judge of a hundred turns is carried 5 turns ahead (6 with the margin).
+        assert_eq!(decide(&ahead(20_000.0, &[10_000.0, 15_000.0], 150.0)).action, Action::None);
+        let far = decide(&ahead(160_000.0, &[150_000.0, 155_000.0], 150.0));
+        assert_eq!(far.action, Action::Early);
+        assert!(far.line.unwrap().contains("within 6 turns, the judge's answers take 5 turns"));
+        // Past the threshold the checkpoint runs now, as before.
+        assert_eq!(decide(&ahead(190_000.0, &[160_000.0], 2.0)).action, Action::Distill);
+    }
+
     #[test]
     fn reads_the_extensions_json() {
         let text = json!({ "window": 200000, "model": "faux/faux-1", "settings": null,
@@ -269,6 +389,10 @@ mod tests {
         let text = json!({ "window": 200000, "tokens": 190000, "distilled": { "outputs": 2 } }).to_string();
         let out: Value = serde_json::from_str(&decide_json(&text).unwrap()).unwrap();
         assert_eq!(out["action"], "compact");
+        let text =
+            json!({ "window": 200000, "tokens": 170000, "ahead": { "earlier": [160000, "x"], "lag": -3 } }).to_string();
+        let out: Value = serde_json::from_str(&decide_json(&text).unwrap()).unwrap();
+        assert_eq!(out["action"], "early");
         assert!(decide_json("[").is_err());
     }
 }
