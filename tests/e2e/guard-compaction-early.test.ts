@@ -11,42 +11,16 @@ import { keepMatching, slowJudge } from "../harness/classifier.ts";
 import { assertNoPassFailure, guardRecords } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResults } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
+import { dumpLogTool, NEEDLE, serviceLog } from "../harness/service-logs.ts";
 import { type Call, type PiSession, type ProviderRequest, startSession } from "../harness/session.ts";
 
-const NEEDLE = "FATAL: disk quota exceeded on volume";
 const TURNS = 10;
 const TOOL_MS = 600;
 const JUDGE_MS = 1_500;
 const SUMMARY = "## Goal\nFind the failing volume.\n(faux summary)";
 const ANSWER = "Every worker failed on a full disk quota.";
 
-/** ~100k characters of log lines, a needle line every 600 lines. */
-function log(name: string): string {
-  const lines: string[] = [];
-  let chars = 0;
-  for (let i = 0; chars < 100_000; i++) {
-    const line =
-      i % 600 === 300
-        ? `${name} ${String(i).padStart(6, "0")} ${NEEDLE} /data/${name}/${i}`
-        : `${name} ${String(i).padStart(6, "0")} INFO worker ${i % 17} processed batch ${i * 7} in ${(i * 13) % 997} ms`;
-    lines.push(line);
-    chars += line.length + 1;
-  }
-  return lines.join("\n");
-}
-
-const dumpTool = (pi: Loose) => {
-  pi.registerTool({
-    name: "dump_log",
-    label: "Dump log",
-    description: "Prints a whole service log.",
-    parameters: { type: "object", properties: { service: { type: "string" } }, required: ["service"] },
-    async execute(_id: string, params: { service: string }) {
-      await new Promise((resolve) => setTimeout(resolve, TOOL_MS));
-      return { content: [{ type: "text", text: log(params.service) }], details: {} };
-    },
-  });
-};
+const dumpTool = dumpLogTool((service) => serviceLog(service, 100_000), TOOL_MS);
 
 interface Run {
   pi: PiSession;

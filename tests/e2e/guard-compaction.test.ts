@@ -12,38 +12,12 @@ import { assertNoPassFailure, guardRecords } from "../harness/guard-checks.ts";
 import { entriesOf, textOf, toolResults } from "../harness/inspect.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
 import { type PiSession, startSession } from "../harness/session.ts";
+import { dumpLogTool, NEEDLE, serviceLog } from "../harness/service-logs.ts";
 
-const NEEDLE = "FATAL: disk quota exceeded on volume";
+const LOGS: Record<string, string> = { alpha: serviceLog("alpha", 400_000), beta: serviceLog("beta", 400_000), gamma: serviceLog("gamma", 680_000) };
 
-/** `size` characters of log lines (~400k by default), a needle line every 50,000 characters or so. */
-function bigLog(name: string, size = 400_000): string {
-  const lines: string[] = [];
-  let chars = 0;
-  for (let i = 0; chars < size; i++) {
-    const line =
-      i % 600 === 300
-        ? `${name} ${String(i).padStart(6, "0")} ${NEEDLE} /data/${name}/${i}`
-        : `${name} ${String(i).padStart(6, "0")} INFO worker ${i % 17} processed batch ${i * 7} in ${(i * 13) % 997} ms`;
-    lines.push(line);
-    chars += line.length + 1;
-  }
-  return lines.join("\n");
-}
-
-const LOGS: Record<string, string> = { alpha: bigLog("alpha"), beta: bigLog("beta"), gamma: bigLog("gamma", 680_000) };
-
-/** The inline extension: a tool that returns one of the two logs (Pi's built-in tools cap output at 50 KB). */
-const dumpTool = (pi: Loose) => {
-  pi.registerTool({
-    name: "dump_log",
-    label: "Dump log",
-    description: "Prints a whole service log.",
-    parameters: { type: "object", properties: { service: { type: "string" } }, required: ["service"] },
-    async execute(_id: string, params: { service: string }) {
-      return { content: [{ type: "text", text: LOGS[params.service] }], details: {} };
-    },
-  });
-};
+/** The inline extension: a tool that returns one of the logs. */
+const dumpTool = dumpLogTool((service) => LOGS[service]);
 
 const SUMMARY = "## Goal\nFind the failing volume.\n(faux summary)";
 const ANSWER = "The alpha and beta workers failed on a full disk quota.";
