@@ -4,7 +4,8 @@
 // - answers later than that request land at a later turn_end, the delay in the record;
 // - answers after Esc, `/guard off`, a `/tree` jump, or Pi's exit land nowhere: no edit, no record, the
 //   judge's requests aborted; every raw entry stays whole and `recall` returns it byte for byte;
-// - answers after a compaction summarized their outputs find nothing to land on.
+// - answers after a compaction summarized their outputs find nothing to land on;
+// - answers about an output edited meanwhile (by another extension) leave it alone; recall returns it whole.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type Behaviour, type ClassifyRequest, keepChunks } from "../harness/classifier.ts";
@@ -216,6 +217,49 @@ test(`Pi ${piVersion}: answers that come after a compaction took their outputs l
     await pi.prompt("/guard details");
     assert.match(guardSaid(pi), /landed[^;]*: 0 edits; 2 left alone, edited or gone meanwhile/, "/guard says they found nothing to land on");
     await nothingLanded(pi, before, true);
+  } finally {
+    await pi.dispose();
+  }
+});
+
+test(`Pi ${piVersion}: answers about an output another extension edited meanwhile leave it alone; recall still returns it whole`, async () => {
+  // Another extension edits the search's output at a turn end while the judge is out (it stands for
+  // any later edit: the guard's own passes never hold one output twice); then the judge answers.
+  const judge = heldJudge();
+  const other = { target: "", edited: false };
+  const editor = (api: Loose) => {
+    api.on("turn_end", (event: Loose) => {
+      if (!other.target || other.edited) return undefined;
+      other.edited = true;
+      judge.open();
+      const edit = { type: "context_edit", targetId: other.target, replacement: { content: [{ type: "text", text: "(shortened by another extension)" }] } };
+      return { entries: [...event.entries, edit] };
+    });
+  };
+  const pi = await session(judge.behaviour, { extensions: [editor] });
+  try {
+    const before = await runWithJudgeOut(judge, pi);
+    const grep = toolResultEntry(pi.branch(), "grep1");
+    other.target = grep.id;
+    // The next run: the other extension edits at its first turn end and the judge answers; the answers
+    // land at the second turn's end, after a command that takes a moment.
+    pi.script({ tool: "bash", args: { command: "ls src" }, id: "ls2" }, { tool: "bash", args: { command: "sleep 0.5" }, id: "sleep2" }, "Done.");
+    await pi.prompt("List src, then wait a moment.");
+    assert.ok(other.edited && judge.seen.answered > 0, "the other edit came first, then the answers");
+    const edits = entriesOf(pi.branch(), "context_edit").filter((e: Loose) => e.targetId === grep.id);
+    assert.equal(edits.length, 1, "one edit of the search's output: the other extension's");
+    assert.equal(textOf(edits[0].replacement), "(shortened by another extension)");
+    const records = entriesOf(pi.branch(), "custom", "context-guard");
+    assert.ok(records.length > 0, "the answers landed");
+    for (const r of records) assert.ok(!r.data.results.some((x: Loose) => x.entryId === grep.id), "no result for the output edited meanwhile");
+    await pi.prompt("/guard details");
+    assert.match(guardSaid(pi), /landed[^;]*: \d+ edits?; 1 left alone, edited or gone meanwhile/);
+    // Every raw entry as it was; recall returns the search's output whole.
+    for (const [id, text] of before) assert.equal(textOf(pi.session.sessionManager.getEntry(id).message), text, "the raw entry is whole");
+    pi.script({ tool: "recall", args: { entryId: grep.id }, id: "recall-grep" }, "ok");
+    await pi.prompt("recall it");
+    const recalled = textOf(toolResultEntry(pi.branch(), "recall-grep").message);
+    assert.ok(recalled.includes((before.get(grep.id) ?? "").slice(0, 2000)), "recall returns the output");
   } finally {
     await pi.dispose();
   }
