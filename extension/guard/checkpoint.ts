@@ -158,7 +158,8 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       background.flush();
       background.turnEnded(!earlierTurn(contextEntries));
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
-      const landed = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
+      const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints);
+      const landed = background.land(ctx, inputNow, settings, false);
       const judging = [...background.held(), ...landed.held];
       const append = (more: readonly unknown[] = []) => {
         const entries = [...landed.entries, ...more];
@@ -182,7 +183,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
           waitOut: async () => {
             if (background.judging === 0) return [];
             await background.whenIn(settings.timeoutMs);
-            const more = background.land(ctx, () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints), settings, false);
+            const more = background.land(ctx, inputNow, settings, false);
             judging.push(...more.held);
             return more.entries;
           },
