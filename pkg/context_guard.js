@@ -339,32 +339,24 @@ export function countSecrets(text) {
  * @returns {string}
  */
 export function finishPass(pass, answers) {
-    let deferred4_0;
-    let deferred4_1;
+    let deferred3_0;
+    let deferred3_1;
     try {
-        let ptr0, ptr1, len1;
-        try {
-            _assertClass(pass, Pass);
-            ptr0 = pass.__destroy_into_raw();
-            ptr1 = passArray8ToWasm0(answers, wasm.__wbindgen_malloc);
-            len1 = WASM_VECTOR_LEN;
-        } catch (e) {
-            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-            if (ptr0) wasm.__wbg_pass_free(ptr0, 1);
-            throw e;
-        }
-        const ret = wasm.finishPass(ptr0, ptr1, len1);
-        var ptr3 = ret[0];
-        var len3 = ret[1];
+        _assertClass(pass, Pass);
+        const ptr0 = passArray8ToWasm0(answers, wasm.__wbindgen_malloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.finishPass(pass.__wbg_ptr, ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
         if (ret[3]) {
-            ptr3 = 0; len3 = 0;
+            ptr2 = 0; len2 = 0;
             throw takeFromExternrefTable0(ret[2]);
         }
-        deferred4_0 = ptr3;
-        deferred4_1 = len3;
-        return getStringFromWasm0(ptr3, len3);
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
     } finally {
-        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
     }
 }
 

@@ -19,4 +19,8 @@ export type Late = {
    * that request, as an opening pass's).
    */
   inRequest: boolean;
+  /**
+   * Landings the answers waited through before this one (`Outcome::carry`).
+   */
+  carried?: number;
 };

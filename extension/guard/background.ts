@@ -42,7 +42,15 @@ interface Job {
   dropped?: string;
   /** Settles when every request has ended. */
   done: Promise<void>;
+  /** Times its answers, all waiting where they would land, were carried to a later landing. */
+  carries: number;
+  /** Boundaries a carried pass saw no other edit land at. */
+  idle: number;
 }
+
+/** At most this many carries, or this many boundaries without another landing, before a pass's answers land as they are. */
+const MAX_CARRIES = 3;
+const MAX_IDLE = 8;
 
 /** What a landing gives the boundary: the drafts to append, the ids they hold. */
 export interface Landed {
@@ -120,6 +128,8 @@ export class Background {
       plannedMs: Date.now(),
       abort: new AbortController(),
       done: Promise.resolve(),
+      carries: 0,
+      idle: 0,
     };
     const onAbort = () => this.drop(job, "the run was stopped (Esc)");
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -187,9 +197,14 @@ export class Background {
     return this.jobs.filter((j) => !j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
   }
 
+  /** Outputs judged whose answers wait to land at the next boundary (`carried`: with the next edits). */
+  private waiting(carried: boolean): number {
+    return this.jobs.filter((j) => j.run && !j.dropped && j.carries > 0 === carried).reduce((n, j) => n + j.asked, 0);
+  }
+
   /** Outputs judged whose answers wait to land. */
   get ready(): number {
-    return this.jobs.filter((j) => j.run && !j.dropped).reduce((n, j) => n + j.asked, 0);
+    return this.waiting(false) + this.waiting(true);
   }
 
   /** The status bar's part after the savings: ` · judging 3 outputs…`, ` · 3 outputs judged, to land next`, or nothing. */
@@ -202,7 +217,8 @@ export class Background {
   describe(): string | undefined {
     const now = [
       this.judging > 0 ? `judging ${outputs(this.judging)}` : "",
-      this.ready > 0 ? `${outputs(this.ready)} judged, to land at the next boundary` : "",
+      this.waiting(false) > 0 ? `${outputs(this.waiting(false))} judged, to land at the next boundary` : "",
+      this.waiting(true) > 0 ? `${outputs(this.waiting(true))} judged, to land with the next edits` : "",
     ];
     const parts = [...now.filter(Boolean), this.last ? `last: ${this.last}` : ""].filter(Boolean);
     return parts.length ? parts.join("; ") : undefined;
@@ -210,7 +226,7 @@ export class Background {
 
   /** Whether a pass is out or waits to land. */
   get busy(): boolean {
-    return this.jobs.some((j) => !j.dropped);
+    return this.jobs.some((j) => !j.dropped && j.carries === 0);
   }
 
   /** The entries passes out or waiting hold: a new plan leaves them alone (`PassInput.judging`). */
@@ -242,45 +258,70 @@ export class Background {
     const input = inputNow();
     const onBranch = branchIds(ctx);
     const notes: string[] = [];
-    for (const job of ready) {
-      if (job.anchor && !onBranch.has(job.anchor)) {
-        this.drop(job, "the branch changed");
-        continue;
-      }
-      if (job.settingsKey !== JSON.stringify(settings)) {
-        this.drop(job, "the settings changed");
-        continue;
-      }
-      // finishPass consumes the plan: taken off the list, not freed.
-      this.forget(job, false);
-      const ms = Date.now() - job.plannedMs;
-      const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: landed.held }, job.anchor ?? "", ms, inRequest));
-      if (!dropped.ok) {
-        job.planned.pass.plan.free();
-        notes.push(`the ${job.phase} judge's answers were not landed: ${dropped.error}`);
-        continue;
-      }
-      const outcome = callCore(() => guardCore.finishPass(job.planned.pass, job.run as RunResult));
-      if (!outcome.ok) {
-        notes.push(`the ${job.phase} judge's answers were not landed: ${outcome.error}`);
-        continue;
-      }
-      landed.entries.push(...outcome.value.entries);
-      this.landed?.(job.phase, outcome.value);
-      landed.held.push(...job.held);
-      const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
-      const late = outcome.value.record?.late;
-      const seconds = late ? `${(late.ms / 1000).toFixed(1)} s after it was planned` : "";
-      const when = !late
-        ? ""
-        : late.requests === 0
-          ? ` before the next request, ${seconds}`
-          : ` ${late.requests} request${late.requests === 1 ? "" : "s"} and ${seconds}`;
-      const gone = dropped.value.length ? `; ${dropped.value.length} left alone, edited or gone meanwhile` : "";
-      notes.push(`the ${job.phase} judge's answers landed${when}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
+    const usable = (job: Job) => {
+      if (job.anchor && !onBranch.has(job.anchor)) this.drop(job, "the branch changed");
+      else if (job.settingsKey !== JSON.stringify(settings)) this.drop(job, "the settings changed");
+      return !job.dropped;
+    };
+    // Fresh answers first. Late answers that would have paid where they were planned and all wait where
+    // they land (`PassOutcome.carry`) are carried to a boundary where another pass's edits land: the context
+    // is written again from those anyway, so theirs cost less there.
+    for (const job of ready.filter((j) => j.carries === 0)) {
+      if (usable(job)) this.landOne(job, input, landed, inRequest, notes, true);
+    }
+    // Newest first: each then adds only the rewrite up to the edits of the one landed before it.
+    const edited = landed.entries.some((d) => (d as { type?: string }).type === "context_edit");
+    for (const job of ready.filter((j) => j.carries > 0).reverse()) {
+      if (!usable(job)) continue;
+      if (edited) this.landOne(job, input, landed, inRequest, notes, job.carries < MAX_CARRIES);
+      else if (++job.idle >= MAX_IDLE) this.landOne(job, input, landed, inRequest, notes, false);
     }
     if (notes.length) this.last = notes.join("; ");
     return landed;
+  }
+
+  /**
+   * Lands one pass's answers into `landed`, or, when `carry` is allowed and the core says their edits all wait
+   * here though they would have paid where planned (`PassOutcome.carry`), keeps them to land again later.
+   */
+  private landOne(job: Job, input: PassInput, landed: Landed, inRequest: boolean, notes: string[], carry: boolean): void {
+    const ms = Date.now() - job.plannedMs;
+    // What the passes landed before it edit here (the core's `land` weighs only the rewrite before those).
+    const targets = landed.entries.flatMap((d) => ((d as { type?: string }).type === "context_edit" ? [(d as { targetId: string }).targetId] : []));
+    const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: targets }, job.anchor ?? "", ms, inRequest));
+    if (!dropped.ok) {
+      this.forget(job);
+      notes.push(`the ${job.phase} judge's answers were not landed: ${dropped.error}`);
+      return;
+    }
+    const outcome = callCore(() => guardCore.finishPass(job.planned.pass, job.run as RunResult, true));
+    if (!outcome.ok) {
+      this.forget(job);
+      notes.push(`the ${job.phase} judge's answers were not landed: ${outcome.error}`);
+      return;
+    }
+    const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
+    if (carry && outcome.value.carry) {
+      [job.carries, job.idle] = [job.carries + 1, 0];
+      notes.push(
+        `the ${job.phase} judge's answers about ${outputs(job.asked)} wait to land with the next edits: they would have paid where they were planned, and the context grew while the judge worked`,
+      );
+      return;
+    }
+    this.forget(job);
+    landed.entries.push(...outcome.value.entries);
+    this.landed?.(job.phase, outcome.value);
+    landed.held.push(...job.held);
+    const late = outcome.value.record?.late;
+    const seconds = late ? `${(late.ms / 1000).toFixed(1)} s after it was planned` : "";
+    const when = !late
+      ? ""
+      : late.requests === 0
+        ? ` before the next request, ${seconds}`
+        : ` ${late.requests} request${late.requests === 1 ? "" : "s"} and ${seconds}`;
+    const gone = dropped.value.length ? `; ${dropped.value.length} left alone, edited or gone meanwhile` : "";
+    const carried = late?.carried ? `, with the next edits (${late.carried} landing${late.carried === 1 ? "" : "s"} waited through)` : "";
+    notes.push(`the ${job.phase} judge's answers landed${when}${carried}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
   }
 
   private drop(job: Job, why: string): void {

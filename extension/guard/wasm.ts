@@ -261,8 +261,15 @@ export const guardCore = {
     const { json, bytes, lengths } = encodeInput(input);
     return wasm.landPass(pass.plan, json, bytes, lengths, anchor, ms, inRequest).split("\n").filter(Boolean);
   },
-  finishPass: (pass: PlannedPass, answers: PassAnswers): PassOutcome => {
-    const outcome: PassOutcome = JSON.parse(wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers))));
+  /** The pass's drafts and record from the judge's answers; the plan is freed unless `keep` (to finish again later). */
+  finishPass: (pass: PlannedPass, answers: PassAnswers, keep = false): PassOutcome => {
+    let text: string;
+    try {
+      text = wasm.finishPass(pass.plan, utf8.encode(JSON.stringify(answers)));
+    } finally {
+      if (!keep) pass.plan.free();
+    }
+    const outcome: PassOutcome = JSON.parse(text);
     for (const entry of outcome.entries) {
       if (entry.type !== "context_edit" || !entry.replacement) continue;
       for (const block of entry.replacement.content) {

@@ -4,14 +4,16 @@
 // - the 40-call test-fix loop and six prompts of four calls take at most 1.03× guard off's wall time, and
 //   Pi settles within 50 ms of the last answer (median over prompts); the edits still land, later;
 // - with a judge slower than a turn, the checkpoints' edits land turns later, and the record says how many;
+//   answers whose edits paid where planned and no longer where they land wait for the next checkpoint's edits;
 // - the races: an answer that comes after Esc, after `/guard off`, after `/tree` moved the leaf, or after
 //   Pi exits lands nowhere and changes nothing; every raw entry stays as it was.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicSession, startAnthropicServer } from "../harness/anthropic-server.ts";
-import { slowJudge } from "../harness/classifier.ts";
+import { type Behaviour, slowJudge } from "../harness/classifier.ts";
 import { shiftedClock } from "../harness/clock.ts";
 import {
+  keepingClassifier,
   LONG_RUN_PI_SETTINGS,
   LONG_RUN_PROMPT,
   longRunScript,
@@ -22,6 +24,7 @@ import {
   putNodeOnPath,
 } from "../harness/long-run.ts";
 import { type Loose, piVersion } from "../harness/pi.ts";
+import { SEARCH_PROMPT, searchOracle, searchProject, searchScript } from "../harness/search-run.ts";
 import { startSession } from "../harness/session.ts";
 
 const MAIN_MS = 700;
@@ -36,18 +39,34 @@ interface Timed {
   bodies: Loose[];
 }
 
-/** `prompts` (each a text and its scripted steps) with the guard's `settings` (`false`: guard off), timed. */
-async function timed(prompts: { text: string; steps: unknown[] }[], settings: Record<string, unknown>, judgeMs: number, mainMs = MAIN_MS): Promise<Timed> {
-  putNodeOnPath();
+/** The project's files and the judge (before its delay): the test-fix loop's, unless a test names others. */
+interface Work {
+  files: Record<string, string>;
+  judge: Behaviour;
+}
+
+function testFix(): Work {
   const p = project(6);
+  return { files: p.files, judge: oracleClassifier(oracleLines(p), p.bugs) };
+}
+
+/** `prompts` (each a text and its scripted steps) with the guard's `settings` (`false`: guard off), timed. */
+async function timed(
+  prompts: { text: string; steps: unknown[] }[],
+  settings: Record<string, unknown>,
+  judgeMs: number,
+  mainMs = MAIN_MS,
+  work: Work = testFix(),
+): Promise<Timed> {
+  putNodeOnPath();
   const clock = shiftedClock();
   try {
     const server = await startAnthropicServer(prompts.flatMap((x) => x.steps) as never, { clock, delayMs: mainMs });
     const loopback = anthropicSession(server);
     const pi = await startSession({
       ...loopback.options,
-      files: p.files,
-      classifier: slowJudge(judgeMs, oracleClassifier(oracleLines(p), p.bugs)),
+      files: work.files,
+      classifier: slowJudge(judgeMs, work.judge),
       guardSettings: settings,
       piSettings: { ...LONG_RUN_PI_SETTINGS, ...loopback.options.piSettings },
     });
@@ -126,4 +145,30 @@ test(`Pi ${piVersion}: a judge slower than a turn still lands the checkpoints' e
   const target = edits(run.branch)[0].targetId;
   const raw = run.branch.find((e) => e.id === target);
   assert.ok(raw.message.content[0].text.length > 1000 && !raw.message.content[0].text.startsWith("[context-guard]"), "the raw entry is whole");
+});
+
+test(`Pi ${piVersion}: late answers whose edits no longer pay where they land are carried to the next landing`, { timeout: 300_000 }, async () => {
+  // A search and 30 reads, a judge keeping 30% at 0.9 s beside 0.7 s turns (×0.1): a checkpoint whose edits paid
+  // where it was planned finds its rewrite grown two requests later, and waits for a boundary where another
+  // checkpoint's edits rewrite the context anyway (docs/GUARD.md "Nobody waits for the judge").
+  const p = searchProject();
+  const work = { files: p.files, judge: keepingClassifier(searchOracle(p), 0.3) };
+  const run = await timed([{ text: SEARCH_PROMPT, steps: searchScript(p) }], { waitForJudge: false }, 90, 70, work);
+  const mid = records(run.branch).filter((r) => r.phase === "mid-run");
+  const carried = mid.filter((r) => (r.late?.carried ?? 0) >= 1 && r.results.some((x: Loose) => x.outcome === "distilled"));
+  assert.ok(carried.length > 0, `a carried checkpoint's edits landed: ${mid.map((r) => JSON.stringify(r.late)).join(" ")}`);
+  const fresh = mid.filter((r) => !r.late?.carried).map((r) => r.late.requests);
+  assert.ok(
+    carried.every((r) => r.late.requests > Math.min(...fresh)),
+    "they landed later than a fresh checkpoint does",
+  );
+  // Each edit of theirs is on the branch, and its raw entry is whole.
+  const targets = new Set(edits(run.branch).map((e) => e.targetId));
+  for (const r of carried) {
+    for (const x of r.results.filter((x: Loose) => x.outcome === "distilled")) {
+      assert.ok(targets.has(x.entryId), `edit of ${x.entryId} appended`);
+      const raw = run.branch.find((e) => e.id === x.entryId);
+      assert.equal(raw.message.content[0].text.length, x.beforeChars, "the raw entry is whole");
+    }
+  }
 });

@@ -54,6 +54,13 @@ pub struct Outcome {
     /// The pass's break-even decisions, also when no record holds them (a
     /// pass that only deferred old images appends nothing), for `/guard`.
     pub break_even: Vec<BreakEven>,
+    /// A late pass (`pass::land`) whose edits would have paid where it was
+    /// planned and all wait where it lands, the context having grown
+    /// meanwhile: its answers may be landed again at a later boundary where
+    /// another pass's edits rewrite the context anyway. Written only when set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
+    pub carry: bool,
 }
 
 /// A session entry draft Pi appends (`SessionBoundaryDraft`).
@@ -147,6 +154,10 @@ pub struct Late {
     /// request, before this record was appended (the bill counts them in
     /// that request, as an opening pass's).
     pub in_request: bool,
+    /// Landings the answers waited through before this one (`Outcome::carry`).
+    #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<usize>", optional))]
+    pub carried: usize,
 }
 
 /// What kind of item a result is (`kind`: large, small, exchange or image).

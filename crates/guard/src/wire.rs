@@ -500,6 +500,9 @@ pub fn outcome(o: &Outcome) -> Result<String, String> {
     push_usize(obj.key("savedChars"), o.saved_chars);
     let decisions = serde_json::to_string(&o.break_even).map_err(|e| format!("pass break-even: {e}"))?;
     obj.key("breakEven").push_str(&decisions);
+    if o.carry {
+        obj.key("carry").push_str("true");
+    }
     obj.end();
     Ok(out)
 }

@@ -125,7 +125,7 @@ pub fn land_pass(
 /// Step two: the JSON text of `Outcome` from a planned pass (consumed) and
 /// the UTF-8 JSON of the runner's `PassAnswers`.
 #[wasm_bindgen(js_name = finishPass)]
-pub fn finish_pass(pass: Pass, answers: &[u8]) -> Result<String, JsError> {
+pub fn finish_pass(pass: &Pass, answers: &[u8]) -> Result<String, JsError> {
     pass::finish_json(&pass.planned.state, answers).map_err(|e| JsError::new(&e))
 }
 

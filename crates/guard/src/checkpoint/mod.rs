@@ -357,6 +357,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
                 judge: None,
                 waiting: Vec::new(),
                 late: None,
+                at_plan: None,
             },
         },
         gate,

@@ -24,6 +24,18 @@ use super::{covers, PassAnswers, PassState};
 /// exchanges and the old images, each kind through one group gate; then the
 /// record.
 pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
+    let mut out = finish_here(pass, answers);
+    // Late answers whose edits would have paid where the pass was planned and all wait where it lands
+    // (the rewrite grew meanwhile): the extension may land them again later (`Outcome::carry`).
+    let edits = |o: &Outcome| o.entries.iter().any(|d| matches!(d, Draft::ContextEdit { .. }));
+    let waits =
+        out.record.as_ref().is_some_and(|r| r.results.iter().any(|x| x.reason == DEFERRED && x.judged_chars > 0));
+    out.carry = waits && !edits(&out) && pass.at_plan.as_deref().is_some_and(|p| edits(&finish_here(p, answers)));
+    out
+}
+
+/// [`finish`] where the pass is now (planned, or as [`land`](super::land) left it).
+fn finish_here(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let missing = if answers.timed_out {
         RequestOutcome::Timeout
     } else {
@@ -376,7 +388,7 @@ fn record(pass: &PassState, answers: &PassAnswers, image_edits: usize, f: Finish
     if let Some(r) = &record {
         entries.push(Draft::Custom { custom_type: RECORD_TYPE.to_string(), data: r.clone() });
     }
-    Outcome { entries, record, saved_chars: saved, break_even: decisions }
+    Outcome { entries, record, saved_chars: saved, break_even: decisions, carry: false }
 }
 
 /// An output's edit, decided, before the gate lets it go or makes it wait.

@@ -36,6 +36,12 @@ use super::{PassInput, PassState};
 /// between read it), and the rewrite now runs to the new end. Where the
 /// anchor is gone (a compaction), it is measured again on the context now.
 pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_request: bool) -> Vec<String> {
+    // Always from the plan: a pass landed again (its answers carried, see `Outcome::carry`) is not
+    // measured twice.
+    let carried = pass.late.map_or(0, |l| l.carried + 1);
+    let planned = pass.at_plan.take().map_or_else(|| pass.clone(), |p| *p);
+    *pass = planned.clone();
+    pass.at_plan = Some(Box::new(planned));
     let entries = &input.entries;
     let gained = entries
         .iter()
@@ -44,12 +50,21 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
     // The entries an edit may still target: there, and seen as their raw message (not edited since).
     let fresh = |e: &ContextEntry| e.raw.is_none() && !e.messages.is_empty();
     let index = |id: &str| entries.iter().position(|e| e.id == id && fresh(e));
-    // Measured again only where the anchor is gone.
-    let measure = gained.is_none().then(|| rewrite(&input.model, entries));
-    let grown = |before: usize, i: usize| match (gained, &measure) {
-        (Some(g), _) => before.saturating_add(g),
-        (None, Some(m)) => m.from(i),
-        (None, None) => before,
+    // The entries other passes' edits target at this boundary (`input.judging`, landed before this one):
+    // from the first of them the context is written again anyway, so an edit adds only the rewrite before it.
+    let co = entries.iter().position(|e| input.judging.contains(&e.id));
+    // Measured again where the anchor is gone, or to take off what another landing rewrites.
+    let measure = (gained.is_none() || co.is_some()).then(|| rewrite(&input.model, entries));
+    let grown = |before: usize, i: usize| {
+        let full = match (gained, &measure) {
+            (Some(g), _) => before.saturating_add(g),
+            (None, Some(m)) => m.from(i),
+            (None, None) => before,
+        };
+        match (co, &measure) {
+            (Some(c), Some(m)) => full.saturating_sub(m.from(c)),
+            _ => full,
+        }
     };
     let later = later_by_index(entries);
     let later_at = |i: usize| later.get(i).copied().unwrap_or(1);
@@ -117,7 +132,8 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
     }
     (pass.requests_so_far, pass.cache, pass.prices) = (now, input.model.cache(), input.model.prices);
     pass.lapsed = input.model.lapsed();
-    pass.late = Some(Late { requests: between, ms: if ms.is_finite() { ms.max(0.0) } else { 0.0 }, in_request });
+    let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
+    pass.late = Some(Late { requests: between, ms, in_request, carried });
     dropped
 }
 
@@ -254,6 +270,85 @@ mod tests {
         // It expected 1: the run went on, and as many turns again as it has had are expected there
         // (`median` with no earlier runs).
         assert_eq!(landed(1), turns);
+    }
+
+    #[test]
+    fn landing_again_measures_from_the_plan_once() {
+        let inp = two_greps();
+        let p = plan(&inp);
+        let mut now = inp.clone();
+        now.entries.push(entry("a9", call("c9", "bash", json!({"command": "ls"}))));
+        now.entries.push(entry("r9", result("c9", "bash", &"x".repeat(5000))));
+        let gained: usize = now.entries[inp.entries.len()..].iter().map(crate::cache::entry_chars).sum();
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "end", 0.0, false);
+        land(&mut state, &now, "end", 0.0, false);
+        let grew: Vec<usize> = state.large_rewrite.iter().zip(&p.pass.large_rewrite).map(|(a, b)| a - b).collect();
+        assert_eq!(grew, vec![gained; 2]);
+        assert_eq!(state.late.map(|l| (l.requests, l.carried)), Some((1, 1)));
+        assert_eq!(state.at_plan.as_deref().map(|a| a.large_rewrite.clone()), Some(p.pass.large_rewrite.clone()));
+    }
+
+    #[test]
+    fn another_pass_editing_at_the_same_landing_leaves_only_the_rewrite_before_its_edit() {
+        let inp = two_greps();
+        let p = plan(&inp);
+        let mut now = inp.clone();
+        now.entries.push(entry("a9", call("c9", "bash", json!({"command": "ls"}))));
+        now.entries.push(entry("r9", result("c9", "bash", &"x".repeat(5000))));
+        let alone = {
+            let mut state = p.pass.clone();
+            land(&mut state, &now, "end", 0.0, false);
+            state.large_rewrite
+        };
+        // Another pass's edit of r9 lands at this boundary first: the context is written again from r9 anyway.
+        now.judging = vec!["r9".into()];
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "end", 0.0, false);
+        let r9 = now.entries.iter().position(|e| e.id == "r9").unwrap();
+        let from_r9 = rewrite(&now.model, &now.entries).from(r9);
+        assert!(from_r9 >= 5000, "{from_r9}");
+        let less: Vec<usize> = alone.iter().map(|a| a - from_r9).collect();
+        assert_eq!(state.large_rewrite, less);
+    }
+
+    #[test]
+    fn late_answers_that_would_have_paid_where_planned_are_carried() {
+        // Sonnet 4.5's prices: edits go through the money rule.
+        let mut inp = two_greps();
+        inp.model.prices = crate::worth::Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+        let p = plan(&inp);
+        let answers = answer_keeping(&p, "src/f3.ts:");
+        let planned = finish(&p.pass, &answers);
+        assert!(!edited_targets(&planned.entries).is_empty() && !planned.carry);
+        // The context grew by a large output while the judge worked: the rewrite no longer pays.
+        let mut now = inp.clone();
+        now.entries.push(entry("a9", call("c9", "bash", json!({"command": "cat big.log"}))));
+        now.entries.push(entry("r9", result("c9", "bash", &"日本😀 log line\n".repeat(40_000))));
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "end", 0.0, false);
+        let late = finish(&state, &answers);
+        assert!(edited_targets(&late.entries).is_empty(), "{:?}", late.break_even);
+        assert!(late.carry);
+        // Landed again where another pass edits r9: only the rewrite before it is weighed, and it pays.
+        now.judging = vec!["r9".into()];
+        land(&mut state, &now, "end", 0.0, false);
+        let carried = finish(&state, &answers);
+        assert_eq!(edited_targets(&carried.entries), edited_targets(&planned.entries));
+        assert!(!carried.carry);
+        // Answers whose outputs left the context meanwhile (a compaction) are not carried: nothing waits.
+        let mut gone = now.clone();
+        gone.entries.retain(|e| e.id != "r0" && e.id != "r1");
+        let mut state = p.pass.clone();
+        land(&mut state, &gone, "end", 0.0, false);
+        assert!(!finish(&state, &answers).carry);
+        // Answers that edit nothing where they were planned either are not carried: nothing to wait for.
+        let whole = answer_keeping(&p, "src/");
+        assert!(edited_targets(&finish(&p.pass, &whole).entries).is_empty());
+        now.judging.clear();
+        let mut state = p.pass.clone();
+        land(&mut state, &now, "end", 0.0, false);
+        assert!(!finish(&state, &whole).carry);
     }
 
     #[test]

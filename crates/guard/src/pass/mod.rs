@@ -78,7 +78,8 @@ pub struct PassInput {
     /// estimator of later requests reads them (`worth`).
     pub earlier_runs: Vec<usize>,
     /// Entries a pass still out with the judge holds: another pass
-    /// leaves them alone until its answers land or are dropped.
+    /// leaves them alone until its answers land or are dropped. To
+    /// [`land`], the entries other passes' edits target at the same boundary.
     pub judging: Vec<String>,
 }
 
@@ -208,6 +209,8 @@ pub struct PassState {
     /// Set by [`land`] when the answers came after the boundary the pass was
     /// planned at: the record says so.
     pub late: Option<crate::outcome::Late>,
+    /// The pass as planned, kept by [`land`]: each landing measures from it.
+    pub at_plan: Option<Box<PassState>>,
 }
 
 /// An output whose edit waits, not asked about.

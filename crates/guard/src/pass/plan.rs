@@ -256,6 +256,7 @@ pub fn plan(input: &PassInput) -> Plan {
             judge,
             waiting,
             late: None,
+            at_plan: None,
         },
     }
 }
