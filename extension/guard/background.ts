@@ -229,9 +229,13 @@ export class Background {
     return this.jobs.some((j) => !j.dropped && j.carries === 0);
   }
 
-  /** The entries passes out or waiting hold: a new plan leaves them alone (`PassInput.judging`). */
-  held(): string[] {
-    return this.jobs.filter((j) => !j.dropped).flatMap((j) => j.held);
+  /**
+   * The entries passes out or waiting hold: a new plan leaves them alone (`PassInput.judging`). Not `carried`:
+   * before Pi compacts, answers carried to a later landing must not keep their outputs from being distilled
+   * now (what that pass edits, the carried one then finds edited and leaves alone).
+   */
+  held(carried = true): string[] {
+    return this.jobs.filter((j) => !j.dropped && (carried || j.carries === 0)).flatMap((j) => j.held);
   }
 
   /** Aborts every pass out and drops every answer not landed, saying why (in `/guard`'s last line). */

@@ -161,6 +161,8 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints);
       const landed = background.land(ctx, inputNow, settings, false);
       const judging = [...background.held(), ...landed.held];
+      // Before Pi compacts, what answers carried to a later landing hold is distilled now all the same.
+      const judgingNow = [...background.held(false), ...landed.held];
       const append = (more: readonly unknown[] = []) => {
         const entries = [...landed.entries, ...more];
         hooks.refresh(ctx);
@@ -174,7 +176,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
         pi,
         event,
         ctx,
-        () => runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judging, background.slots),
+        () => runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judgingNow, background.slots),
         {
           landed: landed.entries,
           // Waiting for the judge (`waitForJudge`), the check past the threshold waits as it always did.
@@ -185,6 +187,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
             await background.whenIn(settings.timeoutMs);
             const more = background.land(ctx, inputNow, settings, false);
             judging.push(...more.held);
+            judgingNow.push(...more.held);
             return more.entries;
           },
         },
@@ -194,7 +197,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // Expected to compact before a judge asked later would answer: the no-gate checkpoint starts now, in the
       // background, on this turn's context (one pass out at a time: one out already lands first).
       if (pre.early) {
-        if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "every-eligible", readPoints, judging, 0);
+        if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "every-eligible", readPoints, judgingNow, 0);
         return landed.entries.length ? append() : undefined;
       }
       if (!hasToolCalls(event.message) || !settings.midRun) return landed.entries.length ? append() : undefined;

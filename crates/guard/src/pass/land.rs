@@ -6,9 +6,10 @@
 //! For: checking the plan against the context as it is now and weighing the
 //! later landing, before [`finish`](super::finish) writes the drafts. An
 //! item whose entry is gone from the context (a compaction, a branch that
-//! does not hold it) or was edited meanwhile (a later checkpoint, another
-//! extension) is dropped: nothing is applied to it, nothing is recorded for
-//! it, and a later pass may judge it again. The rest are measured again on
+//! does not hold it), was edited meanwhile (a later checkpoint, another
+//! extension) or is edited by another pass landing at the same boundary is
+//! dropped: nothing is applied to it, nothing is recorded for it, and a
+//! later pass may judge it again. The rest are measured again on
 //! the current context: the cache rewrite starts where the edit lands now,
 //! and a checkpoint expects fewer later requests by as many as went by, or
 //! what its estimator gives where it lands when that is more.
@@ -49,7 +50,8 @@ pub fn land(pass: &mut PassState, input: &PassInput, anchor: &str, ms: f64, in_r
         .map(|at| entries.iter().skip(at + 1).map(crate::cache::entry_chars).fold(0usize, usize::saturating_add));
     // The entries an edit may still target: there, and seen as their raw message (not edited since).
     let fresh = |e: &ContextEntry| e.raw.is_none() && !e.messages.is_empty();
-    let index = |id: &str| entries.iter().position(|e| e.id == id && fresh(e));
+    // Not those another pass edits at this boundary (`input.judging`): one edit an entry.
+    let index = |id: &str| entries.iter().position(|e| e.id == id && fresh(e) && !input.judging.contains(&e.id));
     // The entries other passes' edits target at this boundary (`input.judging`, landed before this one):
     // from the first of them the context is written again anyway, so an edit adds only the rewrite before it.
     let co = entries.iter().position(|e| input.judging.contains(&e.id));
@@ -303,6 +305,10 @@ mod tests {
         assert!(from_r9 >= 5000, "{from_r9}");
         let less: Vec<usize> = alone.iter().map(|a| a - from_r9).collect();
         assert_eq!(state.large_rewrite, less);
+        // An output that pass edits here is left alone: one edit an entry.
+        now.judging = vec!["r0".into()];
+        let mut state = p.pass.clone();
+        assert_eq!(land(&mut state, &now, "end", 0.0, false), ["r0"]);
     }
 
     #[test]
