@@ -25,10 +25,11 @@ export type PassOutcome = {
    */
   breakEven: Array<BreakEvenDecision>;
   /**
-   * A late pass (`pass::land`) whose edits would have paid where it was
-   * planned and all wait where it lands, the context having grown
-   * meanwhile: its answers may be landed again at a later boundary where
-   * another pass's edits rewrite the context anyway. Written only when set.
+   * A late mid-run checkpoint (`pass::land`) whose edits would have paid
+   * where it was planned and all wait where it lands, the context having
+   * grown meanwhile: its answers may be landed again at a later boundary
+   * where another pass's edits rewrite the context anyway. Written only
+   * when set.
    */
   carry?: boolean;
 };

@@ -54,10 +54,11 @@ pub struct Outcome {
     /// The pass's break-even decisions, also when no record holds them (a
     /// pass that only deferred old images appends nothing), for `/guard`.
     pub break_even: Vec<BreakEven>,
-    /// A late pass (`pass::land`) whose edits would have paid where it was
-    /// planned and all wait where it lands, the context having grown
-    /// meanwhile: its answers may be landed again at a later boundary where
-    /// another pass's edits rewrite the context anyway. Written only when set.
+    /// A late mid-run checkpoint (`pass::land`) whose edits would have paid
+    /// where it was planned and all wait where it lands, the context having
+    /// grown meanwhile: its answers may be landed again at a later boundary
+    /// where another pass's edits rewrite the context anyway. Written only
+    /// when set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub carry: bool,

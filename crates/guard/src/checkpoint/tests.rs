@@ -471,3 +471,44 @@ fn a_checkpoint_planned_a_turn_ahead_takes_the_outputs_a_turn_younger() {
     j.lag = 1;
     assert_ne!(plan(&j).plan.pass.skipped, Some(Skip::EarlyInRun), "planned at turn 4, it lands at turn 5");
 }
+
+#[test]
+fn late_answers_that_would_have_paid_where_planned_are_carried() {
+    // Sonnet 4.5's prices, four outputs of 20,000 and eight of 100: the checkpoint pays off where planned.
+    let mut inp = input(run("fix the tests", &sizes(4, 8)), "anthropic", "anthropic-messages");
+    inp.pass.model.prices = crate::worth::Prices { input: 3_000_000, cache_read: 300_000, cache_write: 3_750_000 };
+    let c = plan(&inp);
+    assert_eq!(c.plan.pass.skipped, None);
+    let answers = answer_keeping(&c.plan, "nothing");
+    let edited =
+        |o: &crate::outcome::Outcome| o.entries.iter().filter(|d| matches!(d, Draft::ContextEdit { .. })).count();
+    let planned = finish(&c.plan.pass, &answers);
+    assert!(edited(&planned) > 0 && !planned.carry);
+    // A large output came while the judge worked: where the answers land, the rewrite no longer pays.
+    let mut now = inp.pass.clone();
+    now.entries.push(entry("a9", call("c9", "bash", json!({"command": "cat big.log"}))));
+    now.entries.push(entry("r9", result("c9", "bash", &"日本😀 log line\n".repeat(60_000))));
+    let mut state = c.plan.pass.clone();
+    crate::pass::land(&mut state, &now, "r11", 0.0, false);
+    let late = finish(&state, &answers);
+    assert_eq!((edited(&late), late.carry), (0, true), "{:?}", late.break_even);
+    // Landed again where another pass edits r9: only the rewrite before it is weighed, and it pays.
+    now.judging = vec!["r9".into()];
+    crate::pass::land(&mut state, &now, "r11", 0.0, false);
+    let carried = finish(&state, &answers);
+    assert_eq!((edited(&carried), carried.carry), (edited(&planned), false));
+    assert_eq!(carried.record.and_then(|r| r.late).map(|l| l.carried), Some(1));
+    // A run end's answers that wait are not carried: a later run end weighs them again.
+    let mut run_end = c.plan.pass.clone();
+    run_end.phase = Phase::RunEnd;
+    now.judging.clear();
+    crate::pass::land(&mut run_end, &now, "r11", 0.0, false);
+    let waits = finish(&run_end, &answers);
+    assert!(!waits.carry);
+    // Nor are answers whose outputs left the context meanwhile (a compaction): nothing waits.
+    let mut gone = now.clone();
+    gone.entries.retain(|e| !e.id.starts_with('r') || e.id == "r9");
+    let mut state = c.plan.pass.clone();
+    crate::pass::land(&mut state, &gone, "r11", 0.0, false);
+    assert!(!finish(&state, &answers).carry);
+}

@@ -25,12 +25,17 @@ use super::{covers, PassAnswers, PassState};
 /// record.
 pub fn finish(pass: &PassState, answers: &PassAnswers) -> Outcome {
     let mut out = finish_here(pass, answers);
-    // Late answers whose edits would have paid where the pass was planned and all wait where it lands
-    // (the rewrite grew meanwhile): the extension may land them again later (`Outcome::carry`).
+    // A checkpoint's late answers whose edits would have paid where it was planned and all wait where it
+    // lands (the rewrite grew meanwhile): the extension may land them again later (`Outcome::carry`). A
+    // run end's that wait are weighed again by a later run end (`memo::deferred_outputs`), on a lapsed
+    // cache for free: carried, they would be held from it.
     let edits = |o: &Outcome| o.entries.iter().any(|d| matches!(d, Draft::ContextEdit { .. }));
     let waits =
         out.record.as_ref().is_some_and(|r| r.results.iter().any(|x| x.reason == DEFERRED && x.judged_chars > 0));
-    out.carry = waits && !edits(&out) && pass.at_plan.as_deref().is_some_and(|p| edits(&finish_here(p, answers)));
+    out.carry = pass.phase == Phase::MidRun
+        && waits
+        && !edits(&out)
+        && pass.at_plan.as_deref().is_some_and(|p| edits(&finish_here(p, answers)));
     out
 }
 
