@@ -324,7 +324,7 @@ export class Background {
         ? ` before the next request, ${seconds}`
         : ` ${late.requests} request${late.requests === 1 ? "" : "s"} and ${seconds}`;
     const gone = dropped.value.length ? `; ${dropped.value.length} left alone, edited or gone meanwhile` : "";
-    const carried = late?.carried ? `, with the next edits (${late.carried} landing${late.carried === 1 ? "" : "s"} waited through)` : "";
+    const carried = late?.carried ? `, having waited through ${late.carried} landing${late.carried === 1 ? "" : "s"}` : "";
     notes.push(`the ${job.phase} judge's answers landed${when}${carried}: ${edits} edit${edits === 1 ? "" : "s"}${gone}`);
   }
 
