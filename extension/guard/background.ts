@@ -274,7 +274,7 @@ export class Background {
       if (usable(job)) this.landOne(job, input, landed, inRequest, notes, true);
     }
     // Newest first: each then adds only the rewrite up to the edits of the one landed before it.
-    const edited = landed.entries.some((d) => (d as { type?: string }).type === "context_edit");
+    const edited = editTargets(landed.entries).length > 0;
     for (const job of ready.filter((j) => j.carries > 0).reverse()) {
       if (!usable(job)) continue;
       if (edited) this.landOne(job, input, landed, inRequest, notes, job.carries < MAX_CARRIES);
@@ -291,8 +291,8 @@ export class Background {
   private landOne(job: Job, input: PassInput, landed: Landed, inRequest: boolean, notes: string[], carry: boolean): void {
     const ms = Date.now() - job.plannedMs;
     // What the passes landed before it edit here (the core's `land` weighs only the rewrite before those).
-    const targets = landed.entries.flatMap((d) => ((d as { type?: string }).type === "context_edit" ? [(d as { targetId: string }).targetId] : []));
-    const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging: targets }, job.anchor ?? "", ms, inRequest));
+    const judging = editTargets(landed.entries);
+    const dropped = callCore(() => guardCore.landPass(job.planned.pass, { ...input, judging }, job.anchor ?? "", ms, inRequest));
     if (!dropped.ok) {
       this.forget(job);
       notes.push(`the ${job.phase} judge's answers were not landed: ${dropped.error}`);
@@ -304,7 +304,7 @@ export class Background {
       notes.push(`the ${job.phase} judge's answers were not landed: ${outcome.error}`);
       return;
     }
-    const edits = outcome.value.entries.filter((d) => (d as { type?: string }).type === "context_edit").length;
+    const edits = editTargets(outcome.value.entries).length;
     if (carry && outcome.value.carry) {
       [job.carries, job.idle] = [job.carries + 1, 0];
       notes.push(
@@ -336,9 +336,8 @@ export class Background {
     this.last = `the ${job.phase} judge's answers about ${job.asked} item${job.asked === 1 ? "" : "s"} were dropped: ${why}`;
   }
 
-  private forget(job: Job, free = true): void {
+  private forget(job: Job): void {
     this.jobs = this.jobs.filter((j) => j !== job);
-    if (!free) return;
     try {
       job.planned.pass.plan.free();
     } catch {
@@ -354,6 +353,9 @@ function average(mean: number, value: number): number {
 }
 
 /** `3 outputs`, `1 output`. */
+/** The entries the `context_edit` drafts among `drafts` edit. */
+const editTargets = (drafts: readonly Draft[]) => drafts.flatMap((d) => (d.type === "context_edit" ? [d.targetId] : []));
+
 const outputs = (n: number) => `${n} output${n === 1 ? "" : "s"}`;
 
 /** The ids of the entries on the active branch. */

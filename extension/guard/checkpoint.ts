@@ -160,9 +160,10 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
       const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints);
       const landed = background.land(ctx, inputNow, settings, false);
-      const judging = [...background.held(), ...landed.held];
-      // Before Pi compacts, what answers carried to a later landing hold is distilled now all the same.
-      const judgingNow = [...background.held(false), ...landed.held];
+      // What a new plan leaves alone: what passes out or waiting hold, and what landed at this turn_end. Before
+      // Pi compacts, what answers carried to a later landing hold is distilled now all the same (`carried` false).
+      const landedHeld = [...landed.held];
+      const judging = (carried = true) => [...background.held(carried), ...landedHeld];
       const append = (more: readonly unknown[] = []) => {
         const entries = [...landed.entries, ...more];
         hooks.refresh(ctx);
@@ -176,7 +177,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
         pi,
         event,
         ctx,
-        () => runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judgingNow, background.slots),
+        () => runCheckpoint(ctx, contextEntries, settings, lookup, "every-eligible", hooks.busy, readPoints, judging(false), background.slots),
         {
           landed: landed.entries,
           // Waiting for the judge (`waitForJudge`), the check past the threshold waits as it always did.
@@ -186,8 +187,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
             if (background.judging === 0) return [];
             await background.whenIn(settings.timeoutMs);
             const more = background.land(ctx, inputNow, settings, false);
-            judging.push(...more.held);
-            judgingNow.push(...more.held);
+            landedHeld.push(...more.held);
             return more.entries;
           },
         },
@@ -197,12 +197,12 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // Expected to compact before a judge asked later would answer: the no-gate checkpoint starts now, in the
       // background, on this turn's context (one pass out at a time: one out already lands first).
       if (pre.early) {
-        if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "every-eligible", readPoints, judgingNow, 0);
+        if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "every-eligible", readPoints, judging(false), 0);
         return landed.entries.length ? append() : undefined;
       }
       if (!hasToolCalls(event.message) || !settings.midRun) return landed.entries.length ? append() : undefined;
       if (settings.waitForJudge) {
-        const result = await runCheckpoint(ctx, contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints, judging, background.slots);
+        const result = await runCheckpoint(ctx, contextEntries, settings, lookup, "mid-run", hooks.busy, readPoints, judging(), background.slots);
         note(hooks, ctx, result);
         return append(result.entries);
       }
@@ -211,7 +211,7 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       // left alone (its record is not in that context).
       // Planned as many turns ahead as its answers are expected to take: they land where a waited-for
       // checkpoint's would (the core lowers the age and turn gates by the lag).
-      if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging, background.lag());
+      if (!background.busy) startLater(hooks, ctx, contextEntries, settings, lookup, "mid-run", readPoints, judging(), background.lag());
       return landed.entries.length ? append() : undefined;
     } catch (error) {
       hooks.warnOnce(ctx, `the checkpoint failed, nothing was changed: ${(error as Error).message}`);
