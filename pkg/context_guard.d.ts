@@ -61,6 +61,27 @@ export class Pass {
 }
 
 /**
+ * A session's large outputs with the secrets found in them when they
+ * arrived (`scanned::Scanned`): a pass or checkpoint planned with it finds
+ * only what it does not hold. One per session; `free()` when it ends.
+ */
+export class Scans {
+    free(): void;
+    [Symbol.dispose](): void;
+    constructor();
+    /**
+     * Scans the large tool outputs among the entries of a `PassInput` (in
+     * `planPass`'s form; its `settings` say which are large and the user's
+     * patterns) that are not scanned yet. How many were scanned.
+     */
+    note(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): number;
+    /**
+     * How many outputs are held.
+     */
+    readonly size: number;
+}
+
+/**
  * The audit's candidates (`guard::audit`): the same input forms as
  * `planPass` (a whole branch), the JSON of every run end's candidates out.
  */
@@ -174,14 +195,15 @@ export function parseSettings(json: string): string;
  * Step one of a mid-run checkpoint: as `planPass`, with the JSON of
  * `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
  */
-export function planCheckpoint(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
+export function planCheckpoint(scans: Scans, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
 
 /**
  * Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
  * blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
- * texts as UTF-8 one after another, and their byte lengths.
+ * texts as UTF-8 one after another, and their byte lengths; `scans`, the
+ * secrets of outputs found when they arrived.
  */
-export function planPass(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
+export function planPass(scans: Scans, input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): Pass;
 
 /**
  * `RecallReply` for a `RecallRequest`.
@@ -263,6 +285,7 @@ export interface InitOutput {
     readonly memory: WebAssembly.Memory;
     readonly __wbg_cachelog_free: (a: number, b: number) => void;
     readonly __wbg_pass_free: (a: number, b: number) => void;
+    readonly __wbg_scans_free: (a: number, b: number) => void;
     readonly auditCandidates: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
     readonly beforeCompaction: (a: number, b: number) => [number, number, number, number];
     readonly buildReport: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: any) => [number, number, number, number];
@@ -285,13 +308,16 @@ export interface InitOutput {
     readonly pass_held: (a: number) => [number, number];
     readonly pass_skipped: (a: number) => [number, number];
     readonly pass_takeRequests: (a: number) => [number, number];
-    readonly planCheckpoint: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
-    readonly planPass: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number];
+    readonly planCheckpoint: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number];
+    readonly planPass: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number];
     readonly recall: (a: number, b: number) => [number, number, number, number];
     readonly recallToolInfo: () => [number, number];
     readonly runLengths: (a: number, b: number) => [number, number];
     readonly runStarts: (a: number, b: number) => [number, number];
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
+    readonly scans_new: () => number;
+    readonly scans_note: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number];
+    readonly scans_size: (a: number) => number;
     readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
     readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly shortCount: (a: number) => [number, number];

@@ -189,6 +189,69 @@ export class Pass {
 if (Symbol.dispose) Pass.prototype[Symbol.dispose] = Pass.prototype.free;
 
 /**
+ * A session's large outputs with the secrets found in them when they
+ * arrived (`scanned::Scanned`): a pass or checkpoint planned with it finds
+ * only what it does not hold. One per session; `free()` when it ends.
+ */
+export class Scans {
+    __destroy_into_raw() {
+        const ptr = this.__wbg_ptr;
+        this.__wbg_ptr = 0;
+        ScansFinalization.unregister(this);
+        return ptr;
+    }
+    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_scans_free(ptr, 0);
+    }
+    constructor() {
+        const ret = wasm.scans_new();
+        this.__wbg_ptr = ret;
+        ScansFinalization.register(this, this.__wbg_ptr, this);
+        return this;
+    }
+    /**
+     * Scans the large tool outputs among the entries of a `PassInput` (in
+     * `planPass`'s form; its `settings` say which are large and the user's
+     * patterns) that are not scanned yet. How many were scanned.
+     * @param {Uint8Array | number[]} input
+     * @param {Uint8Array | number[]} texts
+     * @param {Uint32Array | number[]} lengths
+     * @returns {number}
+     */
+    note(input, texts, lengths) {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(texts, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passArray32ToWasm0(lengths, wasm.__wbindgen_malloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 4, 4); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.scans_note(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return ret[0] >>> 0;
+    }
+    /**
+     * How many outputs are held.
+     * @returns {number}
+     */
+    get size() {
+        const ret = wasm.scans_size(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+}
+if (Symbol.dispose) Scans.prototype[Symbol.dispose] = Scans.prototype.free;
+
+/**
  * The audit's candidates (`guard::audit`): the same input forms as
  * `planPass` (a whole branch), the JSON of every run end's candidates out.
  * @param {Uint8Array | number[]} input
@@ -644,12 +707,14 @@ export function parseSettings(json) {
 /**
  * Step one of a mid-run checkpoint: as `planPass`, with the JSON of
  * `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
+ * @param {Scans} scans
  * @param {Uint8Array | number[]} input
  * @param {Uint8Array | number[]} texts
  * @param {Uint32Array | number[]} lengths
  * @returns {Pass}
  */
-export function planCheckpoint(input, texts, lengths) {
+export function planCheckpoint(scans, input, texts, lengths) {
+    _assertClass(scans, Scans);
     let ptr0, len0, ptr1, len1, ptr2, len2;
     try {
         ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
@@ -664,7 +729,7 @@ export function planCheckpoint(input, texts, lengths) {
         if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
         throw e;
     }
-    const ret = wasm.planCheckpoint(ptr0, len0, ptr1, len1, ptr2, len2);
+    const ret = wasm.planCheckpoint(scans.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
@@ -674,13 +739,16 @@ export function planCheckpoint(input, texts, lengths) {
 /**
  * Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
  * blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
- * texts as UTF-8 one after another, and their byte lengths.
+ * texts as UTF-8 one after another, and their byte lengths; `scans`, the
+ * secrets of outputs found when they arrived.
+ * @param {Scans} scans
  * @param {Uint8Array | number[]} input
  * @param {Uint8Array | number[]} texts
  * @param {Uint32Array | number[]} lengths
  * @returns {Pass}
  */
-export function planPass(input, texts, lengths) {
+export function planPass(scans, input, texts, lengths) {
+    _assertClass(scans, Scans);
     let ptr0, len0, ptr1, len1, ptr2, len2;
     try {
         ptr0 = passArray8ToWasm0(input, wasm.__wbindgen_malloc);
@@ -695,7 +763,7 @@ export function planPass(input, texts, lengths) {
         if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
         throw e;
     }
-    const ret = wasm.planPass(ptr0, len0, ptr1, len1, ptr2, len2);
+    const ret = wasm.planPass(scans.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
     if (ret[2]) {
         throw takeFromExternrefTable0(ret[1]);
     }
@@ -1031,6 +1099,9 @@ const CacheLogFinalization = (typeof FinalizationRegistry === 'undefined')
 const PassFinalization = (typeof FinalizationRegistry === 'undefined')
     ? { register: () => {}, unregister: () => {} }
     : new FinalizationRegistry(ptr => wasm.__wbg_pass_free(ptr, 1));
+const ScansFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_scans_free(ptr, 1));
 
 function addToExternrefTable0(obj) {
     const idx = wasm.__externref_table_alloc();

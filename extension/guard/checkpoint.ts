@@ -18,6 +18,7 @@ import { beforeCompaction, Estimates } from "./compaction.ts";
 import { type findClassifier, judgePrice } from "./model.ts";
 import { classifyAndFinish, passInput } from "./pass.ts";
 import type { Slots } from "./requests.ts";
+import { noteArrivals, sessionScans } from "./scans.ts";
 import type { CheckpointGate, CheckpointGates, GuardSettings, PassOutcome, PassSkip } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
 
@@ -59,7 +60,7 @@ export function planCheckpointPass(
     if (!lookup.ok) return { skipped: "no-classifier" };
     if (signal?.aborted) return { aborted: true };
     const input = { ...passInput(ctx, contextEntries, settings, true, readPoints), judging, judge: judgePrice(ctx, lookup), gates, lag };
-    const planned = callCore(() => guardCore.planCheckpoint(input));
+    const planned = callCore(() => guardCore.planCheckpoint(input, sessionScans(ctx)));
     if (!planned.ok) return { problem: `the checkpoint could not be planned: ${planned.error}` };
     const { skipped, gate } = planned.value;
     return skipped ? { skipped, gate } : { planned: planned.value, gate };
@@ -157,6 +158,12 @@ export function registerCheckpoint(pi: ExtensionAPI, hooks: CheckpointHooks): vo
       const background = hooks.background;
       background.flush();
       background.turnEnded(!earlierTurn(contextEntries));
+      // This turn's outputs have their secrets found now, off the turn's path, not at the checkpoint that sends them.
+      if (lookup.ok)
+        background.later(
+          () => void noteArrivals(ctx, contextEntries, settings),
+          (message) => hooks.warnOnce(ctx, message),
+        );
       // Answers in from a pass in the background land first, checked against the context now (issue 27).
       const inputNow = () => passInput(ctx, contextEntries, settings, lookup.ok, readPoints);
       const landed = background.land(ctx, inputNow, settings, false);

@@ -24,6 +24,7 @@ import type { Entry } from "./cache-facts.ts";
 import { classifyAndFinish, passInput } from "./pass.ts";
 import type { Background } from "./background.ts";
 import type { findClassifier } from "./model.ts";
+import { sessionScans } from "./scans.ts";
 import type { BreakEvenDecision, GuardSettings, PassOutcome } from "./types.ts";
 import { guardCore } from "./wasm.ts";
 
@@ -171,12 +172,15 @@ export function registerOpening(pi: ExtensionAPI, deps: OpeningDeps): void {
       // The records that just landed are not in the projection yet: the opening pass reads them too.
       const at = contextEntries.length;
       const planned = callCore(() =>
-        guardCore.planPass({
-          ...input,
-          records: [...(input.records ?? []), ...records.map((data) => ({ at, data }))],
-          judging: deps.background.held(),
-          model: { ...input.model!, opening: true },
-        }),
+        guardCore.planPass(
+          {
+            ...input,
+            records: [...(input.records ?? []), ...records.map((data) => ({ at, data }))],
+            judging: deps.background.held(),
+            model: { ...input.model!, opening: true },
+          },
+          sessionScans(ctx),
+        ),
       );
       if (!planned.ok) {
         deps.warnOnce(ctx, `the pass for a lapsed cache could not be planned, nothing was changed: ${planned.error}`);

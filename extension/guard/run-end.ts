@@ -13,6 +13,7 @@ import { classifyAndFinish, passInput } from "./pass.ts";
 import type { Pin } from "./pin.ts";
 import type { SettingsCache } from "./settings.ts";
 import type { StatusBar } from "./status.ts";
+import { sessionScans } from "./scans.ts";
 import type { PassInput } from "./types.ts";
 import { guardCore, type Planned } from "./wasm.ts";
 
@@ -79,7 +80,7 @@ function planRunEnd(
   lookup: ReturnType<typeof findClassifier>,
   { settings, notes }: RunEndDeps,
 ): Planned | undefined {
-  const planned = callCore(() => guardCore.planPass({ ...input, judging, judge: judgePrice(ctx, lookup) }));
+  const planned = callCore(() => guardCore.planPass({ ...input, judging, judge: judgePrice(ctx, lookup) }, sessionScans(ctx)));
   if (!planned.ok) {
     settings.warnOnce(ctx, `the pass could not be planned, nothing was changed: ${planned.error}`);
     return undefined;

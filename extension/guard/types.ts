@@ -18,7 +18,7 @@
 //   - chunk texts in the requests, and kept chunks in the replacement texts,
 //     come back as `[k, start, end]`: `texts[k].slice(start, end)`.
 //
-//   const pass = wasm.planPass(json, texts, lengths);
+//   const pass = wasm.planPass(scans, json, texts, lengths); // scans: a session's `new Scans()`
 //   const requests = JSON.parse(pass.takeRequests()); // chunks as ranges: slice them
 //   const run = await runRequests(requests, classify, { concurrency, timeoutMs }); // guard/requests.ts
 //   const outcome = JSON.parse(wasm.finishPass(pass, enc.encode(JSON.stringify(run satisfies PassAnswers))));
@@ -46,12 +46,12 @@ export interface GuardExports {
    * Step one of a run-end pass: the UTF-8 JSON of `PassInput` with long text blocks as
    * `{ type: "text", textAt: k }`, those texts as UTF-8 one after another, and their byte lengths.
    */
-  planPass(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
+  planPass(scans: ScansHandle, input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
   /**
    * Step one of a mid-run checkpoint (guard/checkpoint/mod.rs): as `planPass`, with the JSON of
    * `CheckpointInput`; the handle's `gate` says what the gates measured. Finished by `finishPass`.
    */
-  planCheckpoint(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
+  planCheckpoint(scans: ScansHandle, input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): PassHandle;
   /**
    * Step two: JSON of `PassOutcome` (kept chunks of an out-of-line text as `[k, start, end]`
    * parts of the replacement text) from the pass, which it consumes, and the UTF-8 JSON of `PassAnswers`.
@@ -67,6 +67,18 @@ export interface GuardExports {
   shortCount(n: number): string;
   /** JSON of `CompactionDecision` from the JSON of `CompactionInput` (guard/compaction.rs: distill before compacting). */
   beforeCompaction(input: string): string;
+}
+
+/**
+ * `new Scans()`: a session's large tool outputs with the secrets found in them when they arrived
+ * (guard/scanned.rs); the plans read them instead of scanning again. `free()` when the session ends.
+ */
+export interface ScansHandle {
+  /** Scans the large outputs among a `PassInput`'s entries (planPass's form) not held yet; how many it scanned. */
+  note(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): number;
+  /** How many outputs it holds. */
+  readonly size: number;
+  free(): void;
 }
 
 /** What `planPass` returns: the plan, kept inside the wasm module (`finishPass` consumes it, or call `free()`). */

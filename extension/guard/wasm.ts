@@ -32,6 +32,8 @@ import type {
 } from "./types.ts";
 
 const utf8 = new TextEncoder();
+/** A plan given no scans finds every secret itself: this one stays empty. */
+const noScans = new wasm.Scans();
 
 export interface Planned {
   requests: GuardClassifierContext[];
@@ -194,7 +196,6 @@ function writtenOut(
   return questions;
 }
 
-/** Step one of a pass or a checkpoint over the boundary's forms: long texts out of line, chunks back as ranges. */
 /** `input` in the boundary's form: its long texts out of line, as UTF-8 bytes with their lengths. */
 function encodeInput(input: PassInput): { json: Uint8Array; bytes: Uint8Array; lengths: Uint32Array; texts: string[] } {
   const texts: string[] = [];
@@ -215,9 +216,14 @@ function encodeInput(input: PassInput): { json: Uint8Array; bytes: Uint8Array; l
   return { json: utf8.encode(JSON.stringify({ ...input, entries })), bytes: bytes.subarray(0, at), lengths, texts };
 }
 
-function planWith(step: (input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass, input: PassInput): Planned {
+/** Step one of a pass or a checkpoint over the boundary's forms: long texts out of line, chunks back as ranges. */
+function planWith(
+  step: (scans: wasm.Scans, input: Uint8Array, texts: Uint8Array, lengths: Uint32Array) => wasm.Pass,
+  input: PassInput,
+  scans: wasm.Scans = noScans,
+): Planned {
   const { json, bytes, lengths, texts } = encodeInput(input);
-  const plan = step(json, bytes, lengths);
+  const plan = step(scans, json, bytes, lengths);
   let requests: GuardClassifierContext[];
   let gate: CheckpointGate | undefined;
   try {
@@ -248,9 +254,18 @@ export const guardCore = {
   setModel: (text: string, model: string): string => wasm.setModel(text, model),
   /** `maxSegmentChars` clipped to what the classifier's window takes, with the warning when it was. */
   fitSegment: (settings: GuardSettings, contextWindow: number | undefined): SegmentFit => JSON.parse(wasm.fitSegment(JSON.stringify(settings), contextWindow)),
-  planPass: (input: PassInput): Planned => planWith(wasm.planPass, input),
+  /** A run end's plan; `scans`, the secrets of outputs found when they arrived (scans.ts), saves finding them again. */
+  planPass: (input: PassInput, scans?: wasm.Scans): Planned => planWith(wasm.planPass, input, scans),
   /** A mid-run checkpoint's plan (guard/checkpoint/mod.rs), finished by `finishPass` like a pass's. */
-  planCheckpoint: (input: CheckpointInput): Planned => planWith(wasm.planCheckpoint, input),
+  planCheckpoint: (input: CheckpointInput, scans?: wasm.Scans): Planned => planWith(wasm.planCheckpoint, input, scans),
+  /**
+   * Finds the secrets of the large tool outputs among `entries` that `scans` does not hold yet
+   * (crates/guard/src/scanned.rs), under `settings`' size threshold and patterns. How many it scanned.
+   */
+  noteOutputs: (scans: wasm.Scans, entries: PassInput["entries"], settings: GuardSettings): number => {
+    const { json, bytes, lengths } = encodeInput({ entries, settings });
+    return scans.note(json, bytes, lengths);
+  },
   /**
    * Checks and re-weighs a plan whose answers came after the boundary it was planned at against the context
    * now (guard/pass/land.rs), `ms` after planning at the entry `anchor`; `inRequest` when its edits go into a

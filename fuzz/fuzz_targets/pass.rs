@@ -2,9 +2,12 @@
 //! and the boundary forms with arbitrary bytes (input, texts, answers).
 #![no_main]
 
+use std::rc::Rc;
+
 use context_guard_base::entry::{ContextEntry, Message};
 use context_guard_guard::classify::RequestOutcome;
 use context_guard_guard::pass::{finish, finish_json, plan, plan_json, PassAnswers, PassInput};
+use context_guard_guard::scanned::Scanned;
 use context_guard_guard::settings::Settings;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
@@ -40,7 +43,12 @@ fuzz_target!(|data: &[u8]| {
         entry("z", json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]})),
     ];
     let settings = Settings { min_result_chars: 1, min_run_chars: 0, max_segment_chars: 1000, ..Settings::default() };
-    let p = plan(&PassInput { entries, settings, classifier: data.first() != Some(&0), ..PassInput::default() });
+    // Its secrets found when it arrived, as the extension does after each turn (the same plan either way).
+    let mut scanned = Scanned::default();
+    scanned.note(&entries, &settings);
+    let input = PassInput { entries, settings, classifier: data.first() != Some(&0), ..PassInput::default() };
+    let p = plan(&PassInput { scanned: Rc::new(scanned), ..input.clone() });
+    assert_eq!(p.requests, plan(&input).requests, "the scans found on arrival change nothing sent");
     let parsed: Value = serde_json::from_slice(answers.get(1..).unwrap_or(&[])).unwrap_or(Value::Null);
     let outcomes = match parsed {
         Value::Array(items) => items.into_iter().map(RequestOutcome::from_value).collect(),

@@ -168,9 +168,8 @@ pub fn push_usize(out: &mut String, n: usize) {
             break;
         }
     }
-    for &d in digits.get(at..).unwrap_or(&[]) {
-        out.push(char::from(d));
-    }
+    // One copy of the digits (a `push` per digit encodes and reserves for each).
+    out.push_str(std::str::from_utf8(digits.get(at..).unwrap_or(&[])).unwrap_or(""));
 }
 
 /// The longest suffix of `s` whose JavaScript length is at most `max`.

@@ -55,6 +55,7 @@ pub mod outcome;
 pub mod pass;
 pub mod render;
 pub mod run;
+pub mod scanned;
 pub mod segment_fit;
 pub mod settings;
 pub mod wire;

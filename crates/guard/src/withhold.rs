@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crate::classify::{ClassifierContext, Ordered, RunFields, State};
 use crate::secrets::{redacted, Found, Secrets};
@@ -94,20 +95,41 @@ impl Withheld {
 /// chunks is found whole), and a request whose chunks changed is marked so
 /// that they cross as strings (`Chunks::withheld`), never as ranges of the
 /// extension's text. Chunk ids, questions and everything else stay.
-pub fn withhold(requests: &mut [ClassifierContext], secrets: &Secrets, withheld: &mut Withheld) {
+/// `known`: outputs' secrets found before (`scanned`), by the address of
+/// their requests' shared text; the others are found here.
+pub fn withhold(
+    requests: &mut [ClassifierContext],
+    secrets: &Secrets,
+    known: Vec<(*const u8, Vec<Found>)>,
+    withheld: &mut Withheld,
+) {
     let w = RefCell::new(std::mem::take(withheld));
+    // Each distinct string scanned once: the requests of a pass repeat the
+    // same labels of later calls (and counting a value again adds nothing).
+    let done: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
     let fix = |s: &mut String| {
-        let found = secrets.find(s);
-        if found.is_empty() {
+        if let Some(seen) = done.borrow().get(s.as_str()) {
+            if let Some(r) = seen {
+                r.clone_into(s);
+            }
             return;
         }
-        for f in &found {
-            w.borrow_mut().count(f.kind, s.get(f.start..f.end).unwrap_or(""));
-        }
-        *s = redacted(s, &found);
+        let found = secrets.find(s);
+        let fixed = (!found.is_empty()).then(|| {
+            for f in &found {
+                w.borrow_mut().count(f.kind, s.get(f.start..f.end).unwrap_or(""));
+            }
+            redacted(s, &found)
+        });
+        let key = match &fixed {
+            Some(r) => std::mem::replace(s, r.clone()),
+            None => s.clone(),
+        };
+        done.borrow_mut().insert(key, fixed);
     };
-    // The output texts already scanned, by their shared text's address; the
-    // run's fields, which every request of a pass repeats, scanned once.
+    // The output texts already scanned, by their shared text's address (each
+    // counted when first met); the run's fields, which every request of a
+    // pass repeats, scanned once.
     let mut outputs: Vec<(*const u8, Vec<Found>)> = Vec::new();
     let mut runs: Option<(RunFields, RunFields)> = None;
     let mut run_once = |run: &mut RunFields| match &runs {
@@ -130,7 +152,10 @@ pub fn withhold(requests: &mut [ClassifierContext], secrets: &Secrets, withheld:
                 let found = match outputs.iter().find(|(k, _)| *k == key) {
                     Some((_, f)) => f.clone(),
                     None => {
-                        let f = secrets.find(&s.chunks.text);
+                        let f = match known.iter().find(|(k, _)| *k == key) {
+                            Some((_, f)) => f.clone(),
+                            None => secrets.find(&s.chunks.text),
+                        };
                         for x in &f {
                             w.borrow_mut().count(x.kind, s.chunks.text.get(x.start..x.end).unwrap_or(""));
                         }
@@ -259,7 +284,7 @@ mod tests {
             chunk_questions: None,
         }];
         let mut w = Withheld::default();
-        withhold(&mut requests, &Secrets::new(&[]), &mut w);
+        withhold(&mut requests, &Secrets::new(&[]), Vec::new(), &mut w);
         let State::Large(s) = &requests[0].state else { panic!() };
         assert!(s.chunks.withheld);
         let texts: Vec<&str> = s.chunks.texts().collect();

@@ -10,6 +10,9 @@
 //! converts; the types are mirrored in `extension/guard-types.ts`.
 
 use context_guard_base::text;
+use std::rc::Rc;
+
+use context_guard_guard::scanned::Scanned;
 use context_guard_guard::{checkpoint, pass, render, run, settings};
 use context_guard_guard_read::recall;
 use wasm_bindgen::prelude::*;
@@ -83,12 +86,44 @@ impl Pass {
     }
 }
 
+/// A session's large outputs with the secrets found in them when they
+/// arrived (`scanned::Scanned`): a pass or checkpoint planned with it finds
+/// only what it does not hold. One per session; `free()` when it ends.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Scans {
+    scanned: Rc<Scanned>,
+}
+
+#[wasm_bindgen]
+impl Scans {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Scans {
+        Scans::default()
+    }
+
+    /// Scans the large tool outputs among the entries of a `PassInput` (in
+    /// `planPass`'s form; its `settings` say which are large and the user's
+    /// patterns) that are not scanned yet. How many were scanned.
+    pub fn note(&mut self, input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<usize, JsError> {
+        let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+        Ok(Rc::make_mut(&mut self.scanned).note(&input.entries, &input.settings))
+    }
+
+    /// How many outputs are held.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.scanned.len()
+    }
+}
+
 /// Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text
 /// blocks are out of line (`{"type":"text","textAt":k}`), the out-of-line
-/// texts as UTF-8 one after another, and their byte lengths.
+/// texts as UTF-8 one after another, and their byte lengths; `scans`, the
+/// secrets of outputs found when they arrived.
 #[wasm_bindgen(js_name = planPass)]
-pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
-    let planned = pass::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+pub fn plan_pass(scans: &Scans, input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
+    let planned = pass::plan_json_with(input, texts, lengths, &scans.scanned).map_err(|e| JsError::new(&e))?;
     // A judge not worth calling: its figures for `/guard`, as a checkpoint's skip has them.
     let gate =
         checkpoint::Gate::of_run_end(&planned.state).map(|g| g.to_json()).transpose().map_err(|e| JsError::new(&e))?;
@@ -98,8 +133,9 @@ pub fn plan_pass(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, Js
 /// Step one of a mid-run checkpoint: as `planPass`, with the JSON of
 /// `CheckpointInput` (`PassInput` and `gates`); finished by `finishPass`.
 #[wasm_bindgen(js_name = planCheckpoint)]
-pub fn plan_checkpoint(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
-    let (planned, gate) = checkpoint::plan_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
+pub fn plan_checkpoint(scans: &Scans, input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Pass, JsError> {
+    let (planned, gate) =
+        checkpoint::plan_json_with(input, texts, lengths, &scans.scanned).map_err(|e| JsError::new(&e))?;
     Ok(Pass { planned, gate: Some(gate.to_json().map_err(|e| JsError::new(&e))?) })
 }
 

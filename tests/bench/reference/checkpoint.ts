@@ -174,6 +174,7 @@ export function planCheckpoint(
   settings: GuardSettings,
   model: MainModel,
   judged: ReadonlySet<string> = new Set(),
+  arrived?: ReadonlyMap<string, string>,
 ): { requests: GuardClassifierContext[]; state: ReferenceState; gate: ReferenceGate | undefined } {
   const requests: GuardClassifierContext[] = [];
   const none = { requests, state: { phase: "mid-run" as const, settings, answer: "", outputs: [], requests: 0 }, gate: undefined };
@@ -260,7 +261,7 @@ export function planCheckpoint(
   // The checkpoint's own threshold decides chunks; there is no answer to cite yet.
   const decided: GuardSettings = { ...settings, chunkKeepThreshold: settings.midRunChunkKeepThreshold, keepCitedFiles: false };
   // Every request to the judge passes the secrets step (issue 18), as in the core.
-  withholdRequests(requests);
+  withholdRequests(requests, arrived);
   return { requests, state: { phase: "mid-run", settings: decided, answer: "", outputs, requests: requests.length, breakEven }, gate };
 }
 

@@ -8,7 +8,7 @@
 // nothing either. Not used by the extension. The mid-run checkpoint's
 // reference (checkpoint.ts) plans and finishes its outputs with the exports
 // below.
-import { withholdRequests } from "./secrets.ts";
+import { withholdRequests, withholdSecrets } from "./secrets.ts";
 import type {
   BreakEvenDecision,
   ContextEditDraft,
@@ -469,6 +469,17 @@ export function planPass(entries: readonly ProjectedEntry[], settings: GuardSett
  * One large output cut into chunks and segments, with one request per
  * sendable segment (built by `request`) pushed onto `requests`.
  */
+/**
+ * An output as it arrives (the core's `scanned.rs`): its chunks' texts withheld now, into `arrived`, so the
+ * checkpoint that sends them looks them up instead of scanning them.
+ */
+export function arrive(text: string, arrived: Map<string, string>): void {
+  for (const c of chunkOutput(text).chunks) {
+    const t = chunkText(text, c);
+    if (!arrived.has(t)) arrived.set(t, withholdSecrets(t).text);
+  }
+}
+
 export function planOutput(
   o: Output,
   settings: GuardSettings,

@@ -75,10 +75,13 @@ export function withholdSecrets(text: string): { text: string; found: number } {
   return { text: out + text.slice(at), found: spans.length };
 }
 
-/** Every string of every request's state withheld, in place (the same step as the core's `withhold`). */
-export function withholdRequests<R extends { state: object }>(requests: R[]): R[] {
+/**
+ * Every string of every request's state withheld, in place (the same step as the core's `withhold`);
+ * `arrived`, the chunk texts withheld when their outputs arrived (`arrive` in pass.ts), by their text.
+ */
+export function withholdRequests<R extends { state: object }>(requests: R[], arrived?: ReadonlyMap<string, string>): R[] {
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return withholdSecrets(v).text;
+    if (typeof v === "string") return arrived?.get(v) ?? withholdSecrets(v).text;
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;

@@ -18,6 +18,8 @@
 //! the break-even and plans every eligible output and exchange. The
 //! [`Gate`] figures say what the gates measured, for `/guard`.
 
+use std::rc::Rc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -30,6 +32,7 @@ use crate::pass::{
     choose, plan_items, weigh_judge, Choosing, Chosen, Items, PassInput, PassState, Plan, Planned, Skip,
 };
 use crate::run::Output;
+use crate::scanned::Scanned;
 use crate::worth::{self, later_requests};
 
 /// Outputs of this tool are never judged mid-run: the model just asked for
@@ -320,7 +323,7 @@ pub fn plan(input: &CheckpointInput) -> Checkpoint {
         }
     }
 
-    let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure, &[]);
+    let planned = plan_items(Items { large, small, exchanges }, entries, &run, s, &measure, &[], &p.scanned);
     // The judge's break-even where the others apply: not for room before compacting.
     if input.gates == Gates::MidRun {
         if let Some(w) = weigh_judge(p.judge, &planned, requests_so_far) {
@@ -404,9 +407,21 @@ impl Gate {
 /// [`CheckpointInput`] with long texts out of line); the [`Planned`] is
 /// finished by `pass::finish_json` like a run-end pass's.
 pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<(Planned, Gate), String> {
+    plan_json_with(input, texts, lengths, &Rc::default())
+}
+
+/// [`plan_json`] with the secrets of outputs found when they arrived.
+pub fn plan_json_with(
+    input: &[u8],
+    texts: &[u8],
+    lengths: &[u32],
+    scanned: &Rc<Scanned>,
+) -> Result<(Planned, Gate), String> {
     let mut gate = Gate::default();
     let planned = crate::pass::plan_json_by(input, texts, lengths, &mut |v| {
-        let c = plan(&CheckpointInput::from_value(v));
+        let mut input = CheckpointInput::from_value(v);
+        input.pass.scanned = Rc::clone(scanned);
+        let c = plan(&input);
         gate = c.gate;
         c.plan
     })?;

@@ -3,9 +3,12 @@
 //! them (docs/DESIGN.md "The pass across the boundary"). The JSON itself is
 //! written by `guard::wire`.
 
+use std::rc::Rc;
+
 use serde_json::Value;
 
 use crate::classify::State;
+use crate::scanned::Scanned;
 use crate::wire::ChunkRefs;
 
 use super::finish::finish;
@@ -41,7 +44,16 @@ pub struct Planned {
 ///
 /// The requests are otherwise exactly what serde_json writes for them.
 pub fn plan_json(input: &[u8], texts: &[u8], lengths: &[u32]) -> Result<Planned, String> {
-    plan_json_by(input, texts, lengths, &mut |v| plan(&PassInput::from_value(v)))
+    plan_json_with(input, texts, lengths, &Rc::default())
+}
+
+/// [`plan_json`] with the secrets of outputs found when they arrived.
+pub fn plan_json_with(input: &[u8], texts: &[u8], lengths: &[u32], scanned: &Rc<Scanned>) -> Result<Planned, String> {
+    plan_json_by(input, texts, lengths, &mut |v| {
+        let mut input = PassInput::from_value(v);
+        input.scanned = Rc::clone(scanned);
+        plan(&input)
+    })
 }
 
 /// [`plan_json`] with another first step over the same forms: `step` reads
@@ -150,6 +162,7 @@ pub fn finish_json(pass: &PassState, answers: &[u8]) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::pass::tests::{answer_keeping, grep_text, input};
+    use crate::scanned::Scanned;
     use crate::wire::tests::written_out;
     use serde_json::json;
 
@@ -271,6 +284,48 @@ mod tests {
         assert!(text.contains(key) && !text.contains("[secret:"));
         let record = out.record.unwrap();
         assert_eq!(serde_json::to_value(&record).unwrap()["withheld"], json!({"secrets": {"aws-access-key": 1}}));
+    }
+
+    #[test]
+    fn secrets_found_when_outputs_arrived_are_what_the_pass_sends() {
+        let key = "AKIA4HK2JQ7ZT5XW9P3L";
+        let with_key =
+            |k: &str| format!("{}deploy.ts:3:  const AWS_KEY = \"{k}\"; // status\n{}", grep_text(60), grep_text(60));
+        let inp = input(&[("bash", "", json!({"command": "rg -n status"}), with_key(key))]);
+        let cold = plan(&inp);
+        let mut scanned = Scanned::default();
+        assert_eq!(scanned.note(&inp.entries, &inp.settings), 1, "the one large output");
+        assert_eq!(scanned.note(&inp.entries, &inp.settings), 0, "each output is scanned once");
+
+        // Planned with the scans, the pass sends exactly what it sends finding the secrets itself.
+        let warm = plan(&PassInput { scanned: Rc::new(scanned.clone()), ..inp.clone() });
+        assert_eq!(serde_json::to_string(&warm.requests).unwrap(), serde_json::to_string(&cold.requests).unwrap());
+        assert_eq!(warm.pass.withheld, cold.pass.withheld);
+        assert!(!serde_json::to_string(&warm.requests).unwrap().contains(key));
+
+        // And it reads them rather than scanning again: scans of another text under the same id and
+        // length are taken as they are (Pi never changes an entry, so this cannot happen in a session).
+        let mut other = Scanned::default();
+        let blank = input(&[("bash", "", json!({"command": "rg -n status"}), with_key(&"x".repeat(key.len())))]);
+        other.note(&blank.entries, &blank.settings);
+        let misled = plan(&PassInput { scanned: Rc::new(other), ..inp.clone() });
+        assert!(serde_json::to_string(&misled.requests).unwrap().contains(key));
+
+        // Scans made under other user patterns, or of a text of another length, are not used.
+        let mut patterned = inp.clone();
+        patterned.settings.secret_patterns = vec!["status = 3".into()];
+        let found_here = plan(&patterned);
+        let stale = plan(&PassInput { scanned: Rc::new(scanned), ..patterned });
+        assert_eq!(
+            serde_json::to_string(&stale.requests).unwrap(),
+            serde_json::to_string(&found_here.requests).unwrap()
+        );
+        assert!(serde_json::to_string(&stale.requests).unwrap().contains("[secret: custom]"));
+        let mut shorter = Scanned::default();
+        let short = input(&[("bash", "", json!({"command": "rg -n status"}), with_key("x"))]);
+        shorter.note(&short.entries, &short.settings);
+        let other_length = plan(&PassInput { scanned: Rc::new(shorter), ..inp });
+        assert!(!serde_json::to_string(&other_length.requests).unwrap().contains(key));
     }
 
     #[test]

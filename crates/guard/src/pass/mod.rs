@@ -35,10 +35,12 @@ pub mod gate;
 pub mod land;
 pub mod plan;
 
-pub use boundary::{finish_json, input_json, plan_json, plan_json_by, Planned};
+pub use boundary::{finish_json, input_json, plan_json, plan_json_by, plan_json_with, Planned};
 pub use finish::finish;
 pub use land::land;
 pub use plan::{choose, plan, plan_items, weigh_judge, Choosing, Chosen, Items, JudgeWeighed, PlannedItems};
+
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -54,6 +56,7 @@ use crate::memo::PlacedRecord;
 use crate::outcome::Phase;
 use crate::read::Fields;
 use crate::render::Numbering;
+use crate::scanned::Scanned;
 use crate::settings::Settings;
 
 /// What the pass reads.
@@ -81,6 +84,10 @@ pub struct PassInput {
     /// leaves them alone until its answers land or are dropped. To
     /// [`land`], the entries other passes' edits target at the same boundary.
     pub judging: Vec<String>,
+    /// The secrets of outputs found when they arrived ([`Scanned`]); what it
+    /// does not hold, the pass finds itself. Never read from the JSON.
+    #[serde(skip)]
+    pub scanned: Rc<Scanned>,
 }
 
 /// Dollars per million input tokens, from Pi's catalog (`model.cost`): the
@@ -106,6 +113,7 @@ impl Default for PassInput {
             judge: None,
             earlier_runs: Vec::new(),
             judging: Vec::new(),
+            scanned: Rc::default(),
         }
     }
 }
@@ -321,6 +329,7 @@ impl PassInput {
             },
             earlier_runs: f.list("earlierRuns", |n| n.as_u64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0)),
             judging: f.list("judging", |v| v.as_str().unwrap_or_default().to_string()),
+            scanned: Rc::default(),
         }
     }
 }

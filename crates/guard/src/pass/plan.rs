@@ -3,7 +3,7 @@
 use crate::cache::{rewrite, Outlook, Rewrite};
 use crate::chunk::{chunk, chunk_text, segments};
 use crate::classify::Chunks;
-use crate::classify::ClassifierContext;
+use crate::classify::{ClassifierContext, State};
 use crate::decide::{large_request_with, RequestInput};
 use crate::entry::ContextEntry;
 use crate::exchange::PlannedExchange;
@@ -13,7 +13,8 @@ use crate::memo::{self, exchanges_judged_since};
 use crate::outcome::{Phase, ResultKind};
 use crate::render::{file_offset, tool_label};
 use crate::run::{find_run, large_of, run_outputs, waiting_outputs, Output, Run};
-use crate::secrets::{secret_file, Secrets};
+use crate::scanned::Scanned;
+use crate::secrets::{secret_file, Found, Secrets};
 use crate::settings::Settings;
 use crate::withhold::{withhold, Withheld};
 use crate::worth::micros_of;
@@ -220,7 +221,7 @@ pub fn plan(input: &PassInput) -> Plan {
         let later = gate::later_by_index(entries);
         let other = images.iter().filter(|im| !im.before_run).map(|im| im.rewrite_chars).max().unwrap_or(0);
         break_even.extend(gate_before_judge(input, &mut items, &later, other, &measure, &mut waiting));
-        planned = plan_items(items, entries, &run, s, &measure, &later);
+        planned = plan_items(items, entries, &run, s, &measure, &later, &input.scanned);
         judge = weigh_judge(input.judge, &planned, requests_so_far).filter(|w| w.cost_micros > w.saving_micros);
         if judge.is_some() {
             // Not one request: old images still go, they need none.
@@ -364,12 +365,14 @@ pub fn plan_items(
     s: &Settings,
     measure: &Rewrite,
     later: &[usize],
+    scanned: &Scanned,
 ) -> PlannedItems {
     let later_of = |i: usize| later.get(i).copied().unwrap_or(1);
     let mut out = PlannedItems::default();
     let calls = if run.mid_run { run_calls(entries, run) } else { Vec::new() };
     // Each call labelled once: every output before it lists it.
     let labels: Vec<String> = calls.iter().map(|(_, n, a)| tool_label(n, a)).collect();
+    let mut known = Vec::new();
     for o in items.large {
         out.large_rewrite.push(measure.from(o.entry_index));
         let first_later = calls.iter().position(|(i, _, _)| *i > o.entry_index).unwrap_or(calls.len());
@@ -377,7 +380,13 @@ pub fn plan_items(
         let superseded = superseded_by(&o.tool, &o.arguments, later_calls);
         let later_labels = labels.get(first_later..).unwrap_or(&[]);
         let requests_after = later_of(o.entry_index);
+        let first_request = out.requests.len();
+        let found = scanned.get(&o.entry_id, &o.text, &s.secret_patterns).map(<[Found]>::to_vec);
         let mut planned = plan_large(o, run, s, later_labels, superseded.as_deref(), &mut out.requests);
+        // The output's secrets found when it arrived, by its requests' shared text.
+        if let (Some(found), Some(State::Large(l))) = (found, out.requests.get(first_request).map(|r| &r.state)) {
+            known.push((l.chunks.text.as_ptr(), found));
+        }
         planned.later = requests_after;
         out.outputs.push(planned);
     }
@@ -385,7 +394,7 @@ pub fn plan_items(
     plan_exchanges(items.exchanges, entries, run, s, measure, &mut out.requests, &mut out.exchanges);
     // The one step every request to the judge passes before it leaves (issue 18).
     out.withheld.files = secret_file_labels(run, s);
-    withhold(&mut out.requests, &Secrets::new(&s.secret_patterns), &mut out.withheld);
+    withhold(&mut out.requests, &Secrets::new(&s.secret_patterns), known, &mut out.withheld);
     out
 }
 
