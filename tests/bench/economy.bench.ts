@@ -824,7 +824,7 @@ const SLOW = CONFIGURATIONS.findIndex((c) => c.name === SLOW_JUDGE);
 // Not met, and why (measured side by side, docs/GUARD.md "Nobody waits for the judge"): a judge slower than a
 // turn lands each edit at least a turn later than a waited-for or instant one, and the floor line below shows
 // that the cheapest schedules doing so already cost more than the goal's 0.02 over the cheapest without.
-const SLOWER = "a judge slower than a turn lands each edit a turn late or more: see (g)'s floor (issue 27, open)";
+const SLOWER = "a judge slower than a turn lands each edit a turn late or more: see (g)'s floor (issue 27, blocked on it)";
 for (const provider of PROVIDERS) {
   const rows = figures.get(provider) ?? [];
   const sum = (i: number, list = rowsOf(provider, false)) => list.reduce((n, row) => n + row[i].cost.total, 0);
