@@ -75,10 +75,6 @@ export class Scans {
      * patterns) that are not scanned yet. How many were scanned.
      */
     note(input: Uint8Array | number[], texts: Uint8Array | number[], lengths: Uint32Array | number[]): number;
-    /**
-     * How many outputs are held.
-     */
-    readonly size: number;
 }
 
 /**
@@ -317,7 +313,6 @@ export interface InitOutput {
     readonly sanitizeLine: (a: number, b: number, c: number) => [number, number];
     readonly scans_new: () => number;
     readonly scans_note: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number];
-    readonly scans_size: (a: number) => number;
     readonly setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
     readonly setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
     readonly shortCount: (a: number) => [number, number];

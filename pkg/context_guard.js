@@ -240,14 +240,6 @@ export class Scans {
         }
         return ret[0] >>> 0;
     }
-    /**
-     * How many outputs are held.
-     * @returns {number}
-     */
-    get size() {
-        const ret = wasm.scans_size(this.__wbg_ptr);
-        return ret >>> 0;
-    }
 }
 if (Symbol.dispose) Scans.prototype[Symbol.dispose] = Scans.prototype.free;
 

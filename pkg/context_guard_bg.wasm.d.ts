@@ -35,7 +35,6 @@ export const runStarts: (a: number, b: number) => [number, number];
 export const sanitizeLine: (a: number, b: number, c: number) => [number, number];
 export const scans_new: () => number;
 export const scans_note: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number];
-export const scans_size: (a: number) => number;
 export const setEnabled: (a: number, b: number, c: number) => [number, number, number, number];
 export const setModel: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const shortCount: (a: number) => [number, number];

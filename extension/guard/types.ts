@@ -76,8 +76,6 @@ export interface GuardExports {
 export interface ScansHandle {
   /** Scans the large outputs among a `PassInput`'s entries (planPass's form) not held yet; how many it scanned. */
   note(input: Uint8Array, texts: Uint8Array, lengths: Uint32Array): number;
-  /** How many outputs it holds. */
-  readonly size: number;
   free(): void;
 }
 

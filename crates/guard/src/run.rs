@@ -384,6 +384,17 @@ fn push_calls(content: &[Block], calls: &mut Vec<(String, ToolCall)>) {
     }
 }
 
+/// A tool result's model-visible text (its text blocks joined by a newline)
+/// when it holds nothing but text; `None` for any other message.
+pub fn output_text(message: &Message) -> Option<String> {
+    match message {
+        Message::ToolResult { content, .. } if content.iter().all(|b| matches!(b, Block::Text { .. })) => {
+            Some(blocks_text(content))
+        }
+        _ => None,
+    }
+}
+
 /// The outputs at the entries `at` takes (index, id) that pass the candidate rules.
 fn outputs_where(
     entries: &[ContextEntry],
@@ -418,12 +429,8 @@ fn outputs_where(
         if text.starts_with(MARK) {
             continue;
         }
-        if let Some(raw) = &e.raw {
-            let same = matches!(raw, Message::ToolResult { content: raw_content, .. }
-                if raw_content.iter().all(|b| matches!(b, Block::Text { .. })) && blocks_text(raw_content) == text);
-            if !same {
-                continue;
-            }
+        if e.raw.as_ref().is_some_and(|raw| output_text(raw).as_deref() != Some(text.as_str())) {
+            continue;
         }
         let chars = js_len(&text);
         out.push(Output {

@@ -10,13 +10,15 @@
 //! Why it is safe to reuse: what is kept is the scan of the entry's raw
 //! message (`ContextEntry::raw`, or its messages when no edit changed it),
 //! which Pi never changes; an output is a candidate only while what the
-//! model sees of it is that raw text (`run::outputs_where`); an id is unique
-//! in a session; and a scan is used only for a text of the same length and
-//! under the same user patterns.
+//! model sees of it is that raw text (`run::outputs_where`; both read as
+//! `run::output_text` reads a message); an id is unique in a session; and a
+//! scan is used only for a text of the same length and under the same user
+//! patterns.
 
 use std::collections::BTreeMap;
 
-use crate::entry::{blocks_text, Block, ContextEntry, Message};
+use crate::entry::ContextEntry;
+use crate::run::output_text;
 use crate::secrets::{Found, Secrets};
 use crate::settings::Settings;
 use crate::text::js_len;
@@ -45,13 +47,9 @@ impl Scanned {
             if self.outputs.contains_key(&e.id) {
                 continue;
             }
-            let Some(Message::ToolResult { content, .. }) = e.raw.as_ref().or(e.messages.first()) else {
+            let Some(text) = e.raw.as_ref().or(e.messages.first()).and_then(output_text) else {
                 continue;
             };
-            if !content.iter().all(|b| matches!(b, Block::Text { .. })) {
-                continue;
-            }
-            let text = blocks_text(content);
             if js_len(&text) < settings.min_result_chars {
                 continue;
             }
@@ -69,14 +67,5 @@ impl Scanned {
         }
         let (len, found) = self.outputs.get(id)?;
         (*len == text.len()).then_some(found.as_slice())
-    }
-
-    /// How many outputs are kept.
-    pub fn len(&self) -> usize {
-        self.outputs.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.outputs.is_empty()
     }
 }

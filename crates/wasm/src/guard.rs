@@ -109,12 +109,6 @@ impl Scans {
         let input = pass::input_json(input, texts, lengths).map_err(|e| JsError::new(&e))?;
         Ok(Rc::make_mut(&mut self.scanned).note(&input.entries, &input.settings))
     }
-
-    /// How many outputs are held.
-    #[wasm_bindgen(getter)]
-    pub fn size(&self) -> usize {
-        self.scanned.len()
-    }
 }
 
 /// Step one of a run-end pass: the UTF-8 JSON of `PassInput` whose long text

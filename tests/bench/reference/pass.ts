@@ -466,10 +466,6 @@ export function planPass(entries: readonly ProjectedEntry[], settings: GuardSett
 }
 
 /**
- * One large output cut into chunks and segments, with one request per
- * sendable segment (built by `request`) pushed onto `requests`.
- */
-/**
  * An output as it arrives (the core's `scanned.rs`): its chunks' texts withheld now, into `arrived`, so the
  * checkpoint that sends them looks them up instead of scanning them.
  */
@@ -480,6 +476,10 @@ export function arrive(text: string, arrived: Map<string, string>): void {
   }
 }
 
+/**
+ * One large output cut into chunks and segments, with one request per
+ * sendable segment (built by `request`) pushed onto `requests`.
+ */
 export function planOutput(
   o: Output,
   settings: GuardSettings,
